@@ -1,0 +1,54 @@
+"""Input checks shared by the helpers: one place for the error messages."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def as_array(x, name: str, *, allow_complex: bool = True) -> np.ndarray:
+    """Return ``x`` as a NumPy array of a floating (or complex) dtype.
+
+    Raises TypeError, naming ``name``, for integer, boolean, object or string
+    data: a derivative needs real (or complex) numbers, and silently casting an
+    integer matrix would hide a bug in the caller.
+    """
+    try:
+        arr = np.asarray(x)
+    except Exception as exc:  # pragma: no cover - exotic array-likes
+        raise TypeError(f"{name} must be array-like, got {type(x).__name__}") from exc
+    kind = arr.dtype.kind
+    if kind == "f" or (allow_complex and kind == "c"):
+        return arr
+    wanted = "a floating or complex" if allow_complex else "a floating"
+    raise TypeError(
+        f"{name} must have {wanted} dtype, got {arr.dtype} with shape {arr.shape}; "
+        f"convert it first, e.g. np.asarray({name}, dtype=np.float64)"
+    )
+
+
+def check_ndim(arr: np.ndarray, name: str, ndim: int | tuple[int, ...]) -> None:
+    """Raise ValueError unless ``arr.ndim`` is ``ndim`` (or one of them)."""
+    allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+    if arr.ndim not in allowed:
+        want = " or ".join(str(n) for n in allowed)
+        raise ValueError(f"{name} must have rank {want}, got rank {arr.ndim} with shape {arr.shape}")
+
+
+def check_callable(f, name: str) -> None:
+    if not callable(f):
+        raise TypeError(f"{name} must be callable, got {type(f).__name__}")
+
+
+def as_shape(shape, name: str) -> tuple[int, ...]:
+    """Validate a shape: a tuple of positive ints (an int is one axis)."""
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    try:
+        out = tuple(int(s) for s in shape)
+    except TypeError as exc:
+        raise TypeError(f"{name} must be a tuple of ints, got {shape!r}") from exc
+    if any(s <= 0 for s in out) or any(
+        not isinstance(s, (int, np.integer)) for s in shape
+    ):
+        raise ValueError(f"{name} must contain positive ints, got {shape!r}")
+    return out

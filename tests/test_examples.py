@@ -1,0 +1,68 @@
+"""The example matrices are the source questions' numbers, unchanged."""
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from matgrad import examples
+
+SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+
+
+def test_shapes_and_dtypes():
+    assert examples.SEED_T.shape == (5, 3)
+    assert examples.SEED_B.shape == (3, 3)
+    assert examples.SMALL_A.shape == (2, 2)
+    assert examples.SMALL_B.shape == (2, 3)
+    for name in ("SEED_T", "SEED_B", "SMALL_A", "SMALL_B"):
+        assert getattr(examples, name).dtype == np.float32, name
+
+
+def test_read_only():
+    with pytest.raises(ValueError):
+        examples.SEED_T[0, 0] = 1.0
+
+
+def test_literal_values():
+    # As typed in the source question (seed 000): first and last entries.
+    assert examples.SEED_T[0, 0] == np.float32(0.8363)
+    assert examples.SEED_T[4, 2] == np.float32(0.8039)
+    assert examples.SEED_B[0, 1] == np.float32(-0.53439844)
+    assert examples.SEED_B[2, 2] == np.float32(-0.43640924)
+    np.testing.assert_array_equal(examples.SMALL_A, [[1, 2], [3, 4]])
+    np.testing.assert_array_equal(examples.SMALL_B, [[6, 7, 8], [9, 10, 11]])
+
+
+def test_expected_row_is_row_sums_of_b():
+    # The printed gradient row is B's row sums (left-to-right float32 order).
+    b = examples.SEED_B
+    sums = (b[:, 0] + b[:, 1]) + b[:, 2]
+    np.testing.assert_array_equal(sums, examples.EXPECTED_SEED_GRAD_ROW)
+    np.testing.assert_array_equal(b[:, 0], examples.EXPECTED_Y00_GRAD_ROW)
+
+
+def test_small_expectations_follow_from_the_matrices():
+    a, b = examples.SMALL_A, examples.SMALL_B
+    c = a @ b
+    np.testing.assert_array_equal(np.ones_like(c) @ b.T, examples.EXPECTED_SMALL_GRAD_ONES)
+    np.testing.assert_array_equal(c @ b.T, examples.EXPECTED_SMALL_GRAD_C)
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(x) for x in re.findall(r"-?\d+\.\d+", text)]
+
+
+@pytest.mark.skipif(not SEEDS.is_dir(), reason="shared/seeds is not beside this checkout")
+def test_matrices_match_the_seed_text():
+    text = (SEEDS / "000_10fdd87baee07bf0.txt").read_text()
+    mat = text[text.index("mat = ["): text.index("another_mat")]
+    other = text[text.index("another_mat = ["): text.index("tf_t =")]
+    np.testing.assert_array_equal(np.float32(_numbers(mat)), examples.SEED_T.ravel())
+    np.testing.assert_array_equal(np.float32(_numbers(other)), examples.SEED_B.ravel())
+    printed = text[text.index("tf.Tensor(") : text.index("shape=(5, 3)")]
+    np.testing.assert_array_equal(
+        np.float32(_numbers(printed)), np.tile(examples.EXPECTED_SEED_GRAD_ROW, 5)
+    )
+    assert "3.424693" in text

@@ -1,0 +1,138 @@
+"""The built site, opened page by page in headless Chromium.
+
+For every page in _toc.yml: no console error, no request leaving this
+machine, math typeset by the MathJax the book serves, images loaded and
+described, no log text or warnings in outputs, no horizontal scroll at 1280
+pixels, and a Binder button that opens this page's source.  Full-page
+screenshots (light and dark) go to _build/screenshots/ for review.
+
+Outside CI the module is skipped, with the reason, when Chromium or the
+built site is missing; with CI=true both are required.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+import yaml
+
+from conftest import HTML, ROOT, chromium_path, require_or_skip, toc_pages
+
+SHOTS = ROOT / "_build" / "screenshots"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+NOISE = ("I0000 ", "W0000 ", "oneDNN custom operations", "WARNING:tensorflow",
+         "Warning:", "Traceback (most recent call last)")
+LOCAL = {"127.0.0.1", "localhost"}
+
+# Text of the article outside code, outputs and typeset math: raw TeX would show here.
+PROSE_JS = """() => {
+  const root = document.querySelector('article') || document.body;
+  const copy = root.cloneNode(true);
+  copy.querySelectorAll('pre, code, mjx-container, script, style').forEach(e => e.remove());
+  return copy.innerText;
+}"""
+OUTPUTS_JS = """() => Array.from(document.querySelectorAll('.cell_output'))
+  .filter(e => !e.closest('.tag_raises-exception')).map(e => e.innerText).join('\\n')"""
+IMAGES_JS = """() => Array.from(document.querySelectorAll('article img')).map(img => ({
+  src: img.getAttribute('src'), loaded: img.complete && img.naturalWidth > 0,
+  described: (img.getAttribute('alt') || '').trim().length > 0
+             || !!(img.closest('figure') && img.closest('figure').querySelector('figcaption'))
+}))"""
+
+
+@pytest.fixture(scope="module")
+def server(built_site):
+    handler = functools.partial(_QuietHandler, directory=str(built_site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def browser():
+    exe = chromium_path()
+    if exe is None:
+        require_or_skip("Chromium is not installed (Debian: apt-get install chromium); "
+                        "the browser checks of the built site were not run")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:  # pragma: no cover - it is in requirements-dev.txt
+        require_or_skip("the playwright package is not installed")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=exe, args=FLAGS, headless=True)
+        yield browser
+        browser.close()
+
+
+def _binder_url(page: Path) -> str:
+    cfg = yaml.safe_load((ROOT / "_config.yml").read_text())
+    repo = urlparse(cfg["repository"]["url"]).path.strip("/")
+    hub = cfg["launch_buttons"]["binderhub_url"].rstrip("/")
+    branch = cfg["repository"].get("branch", "main")
+    return f"{hub}/v2/gh/{repo}/{branch}?urlpath=lab/tree/{page.as_posix()}"
+
+
+@pytest.mark.site
+@pytest.mark.parametrize("page", toc_pages(), ids=str)
+def test_page_in_chromium(page, server, browser):
+    url = f"{server}/{page.with_suffix('.html').as_posix()}"
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+    errors, requests = [], []
+    tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    tab.on("pageerror", lambda e: errors.append(str(e)))
+    tab.on("request", lambda r: requests.append(r.url))
+    response = tab.goto(url, wait_until="networkidle")
+    assert response is not None and response.ok, f"{url} answered {response and response.status}"
+
+    has_math = tab.evaluate("() => document.querySelectorAll('.math').length > 0")
+    if has_math:
+        tab.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise",
+                              timeout=20_000)
+        tab.evaluate("() => MathJax.startup.promise")
+        assert tab.evaluate("() => document.querySelectorAll('mjx-container').length") > 0
+    prose = tab.evaluate(PROSE_JS)
+    for raw in ("\\(", "\\[", "$$", "\\begin{"):
+        assert raw not in prose, f"{page}: raw TeX {raw!r} left in the page text"
+
+    outputs = tab.evaluate(OUTPUTS_JS)
+    for word in NOISE:
+        assert word not in outputs, f"{page}: output text contains {word!r}"
+
+    for img in tab.evaluate(IMAGES_JS):
+        assert img["loaded"], f"{page}: image {img['src']} did not load"
+        assert img["described"], f"{page}: image {img['src']} has neither alt text nor a caption"
+
+    width = tab.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], f"{page}: horizontal scroll at 1280 px ({width[0]} > {width[1]})"
+
+    binder = tab.evaluate("""() => Array.from(document.querySelectorAll('a'))
+        .map(a => a.href).filter(h => h.includes('/v2/gh/'))""")
+    assert _binder_url(page) in binder, f"{page}: Binder links {binder}"
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    name = page.with_suffix("").as_posix().replace("/", "__")
+    tab.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    tab.emulate_media(color_scheme="dark")
+    tab.evaluate("() => document.documentElement.setAttribute('data-theme', 'dark')")
+    tab.screenshot(path=str(SHOTS / f"{name}-dark.png"), full_page=True)
+
+    assert not errors, f"{page}: console errors {errors}"
+    outside = sorted({u for u in requests
+                      if urlparse(u).scheme in ("http", "https", "ws", "wss")
+                      and urlparse(u).hostname not in LOCAL})
+    assert not outside, f"{page}: requests to other hosts {outside}"
+    context.close()
