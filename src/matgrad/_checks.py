@@ -42,13 +42,12 @@ def check_callable(f, name: str) -> None:
 def as_shape(shape, name: str) -> tuple[int, ...]:
     """Validate a shape: a tuple of positive ints (an int is one axis)."""
     if isinstance(shape, (int, np.integer)):
-        shape = (int(shape),)
-    try:
-        out = tuple(int(s) for s in shape)
-    except TypeError as exc:
-        raise TypeError(f"{name} must be a tuple of ints, got {shape!r}") from exc
-    if any(s <= 0 for s in out) or any(
-        not isinstance(s, (int, np.integer)) for s in shape
-    ):
+        shape = (shape,)
+    if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
+        raise TypeError(f"{name} must be a tuple of ints, got {shape!r}")
+    shape = tuple(shape)
+    if not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in shape):
+        raise TypeError(f"{name} must be a tuple of ints, got {shape!r}")
+    if any(s <= 0 for s in shape):
         raise ValueError(f"{name} must contain positive ints, got {shape!r}")
-    return out
+    return tuple(int(s) for s in shape)
