@@ -40,12 +40,19 @@ $(MATHJAX_OUT): $(MATHJAX_SRC)/tex-mml-chtml.js
 
 # Execute every page (jupyter-cache: only changed pages rerun) and build the HTML.
 # When a page fails, print its execution report (failing cell and traceback).
+# Sphinx re-reads only changed pages, so after a failed build an unchanged
+# failing page would be skipped and the next build would pass with the page's
+# outputs missing. Unless the last build succeeded, forget Sphinx's saved
+# environment: every page is re-read (executed ones still come from the cache).
+BOOK_OK := _build/.book-succeeded
+
 book: $(STAMP) $(MATHJAX_OUT)
-	@rm -rf $(HTML)/reports
-	@$(BIN)/jupyter-book build . $(JB_FLAGS) || { \
+	@[ -e $(BOOK_OK) ] || rm -rf _build/.doctrees
+	@rm -rf $(HTML)/reports $(BOOK_OK)
+	@$(BIN)/jupyter-book build . $(JB_FLAGS) && touch $(BOOK_OK) || { \
 	  status=$$?; \
-	  for f in $(HTML)/reports/*.log; do \
-	    [ -e "$$f" ] || continue; echo; echo "===== execution report: $$f"; cat "$$f"; done; \
+	  for f in $$(find $(HTML)/reports -name '*.log' 2>/dev/null | sort); do \
+	    echo; echo "===== execution report: $$f"; cat "$$f"; done; \
 	  echo "make book: the build failed (exit $$status); reports above." >&2; exit $$status; }
 
 test: book
