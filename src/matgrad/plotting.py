@@ -1,0 +1,85 @@
+"""Figures for the book: Jacobian heatmaps and cost curves."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .jacobian import flatten_jacobian
+
+
+def _axes(ax, figsize):
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=figsize, layout="constrained")
+    return ax
+
+
+def plot_jacobian(J, out_ndim=None, *, ax=None, title=None, cmap="RdBu_r", figsize=(4.2, 4.2)):
+    """Heatmap of a Jacobian array flattened row-major, with its blocks outlined.
+
+    Rows are output entries, columns input entries.  Thin lines mark where the
+    leading index of the output (rows) and of the input (columns) changes, so
+    the Kronecker-block structure of a matmul Jacobian is visible.  Zero is
+    white; the colour scale is symmetric.
+    """
+    J = np.asarray(J)
+    M = flatten_jacobian(J, out_ndim)
+    k = J.ndim // 2 if out_ndim is None else out_ndim
+    out_shape, in_shape = J.shape[:k], J.shape[k:]
+    ax = _axes(ax, figsize)
+    vmax = float(np.abs(M).max()) or 1.0
+    im = ax.imshow(M, cmap=cmap, vmin=-vmax, vmax=vmax, interpolation="nearest")
+    row_block = math.prod(out_shape[1:]) if len(out_shape) > 1 else 0
+    col_block = math.prod(in_shape[1:]) if len(in_shape) > 1 else 0
+    for pos in range(row_block, M.shape[0], row_block or M.shape[0]):
+        ax.axhline(pos - 0.5, color="0.35", lw=0.8)
+    for pos in range(col_block, M.shape[1], col_block or M.shape[1]):
+        ax.axvline(pos - 0.5, color="0.35", lw=0.8)
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # entry indices are integers
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel(f"input entry (row-major over shape {in_shape})")
+    ax.set_ylabel(f"output entry (row-major over {out_shape})")
+    if title:
+        ax.set_title(title)
+    ax.figure.colorbar(im, ax=ax, shrink=0.8, label="partial derivative")
+    return ax
+
+
+def plot_cost(sizes, series: dict, *, ax=None, slopes=None, ylabel="time (s)",
+              xlabel="n (matrices are n x n)", title=None, figsize=(5.5, 3.8)):
+    """Log-log cost curves, one per entry of ``series`` ({label: values}).
+
+    ``slopes`` maps a series label to a power p: a dashed guide of slope p is
+    drawn through that series' last point (the largest size, where the
+    asymptotic cost shows), labelled ``n^p``.
+    """
+    sizes = np.asarray(sizes, dtype=float)
+    slopes = dict(slopes or {})
+    unknown = set(slopes) - set(series)
+    if unknown:
+        raise ValueError(f"slopes names series that are not plotted: {sorted(unknown)}")
+    ax = _axes(ax, figsize)
+    markers = "osD^v<>"
+    for (label, values), marker in zip(series.items(), markers * 3):
+        values = np.asarray(values, dtype=float)
+        if values.shape != sizes.shape:
+            raise ValueError(f"series {label!r} has shape {values.shape}, sizes {sizes.shape}")
+        (line,) = ax.loglog(sizes, values, marker=marker, label=label)
+        if label in slopes:
+            p = slopes[label]
+            guide = values[-1] * (sizes / sizes[-1]) ** p
+            ax.loglog(sizes, guide, ls="--", color=line.get_color(), lw=1, alpha=0.6)
+            ax.annotate(f"$n^{{{p}}}$", (sizes[1], guide[1]), color=line.get_color(),
+                        fontsize=10, xytext=(0, -12), textcoords="offset points", ha="center")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    ax.legend(fontsize=8)
+    ax.grid(True, which="major", alpha=0.3)
+    return ax

@@ -1,0 +1,105 @@
+"""matgrad.jacobian: finite differences, closed forms, flattening, the chain rule."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from matgrad.jacobian import chain, flatten_jacobian, matmul_jacobian, numeric_jacobian
+
+dims = st.integers(1, 4)
+
+
+def _rng(seed):
+    return np.random.default_rng(seed)
+
+
+@settings(max_examples=25, deadline=None)
+@given(m=dims, k=dims, n=dims, seed=st.integers(0, 2**16))
+def test_closed_forms_match_finite_differences(m, k, n, seed):
+    rng = _rng(seed)
+    a, b = rng.standard_normal((m, k)), rng.standard_normal((k, n))
+    Ja = numeric_jacobian(lambda x: x @ b, a)
+    Jb = numeric_jacobian(lambda x: a @ x, b)
+    assert Ja.shape == (m, n, m, k) and Jb.shape == (m, n, k, n)
+    np.testing.assert_allclose(matmul_jacobian(a, b, wrt="a"), Ja, atol=1e-8)
+    np.testing.assert_allclose(matmul_jacobian(a, b, wrt="b"), Jb, atol=1e-8)
+
+
+def test_numeric_jacobian_of_scalar_and_float32_input():
+    x = np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32)
+    J = numeric_jacobian(lambda t: (t**2).sum(), x)
+    assert J.shape == (2, 2) and J.dtype == np.float64
+    np.testing.assert_allclose(J, 2 * x, rtol=1e-8)
+
+
+@settings(max_examples=25, deadline=None)
+@given(m=dims, k=dims, n=dims, seed=st.integers(0, 2**16))
+def test_kronecker_forms(m, k, n, seed):
+    rng = _rng(seed)
+    a, b = rng.standard_normal((m, k)), rng.standard_normal((k, n))
+    Ja = matmul_jacobian(a, b, wrt="a")
+    Jb = matmul_jacobian(a, b, wrt="b")
+    # Row-major flattening (NumPy/TensorFlow reshape).
+    np.testing.assert_array_equal(flatten_jacobian(Ja), np.kron(np.eye(m), b.T))
+    np.testing.assert_array_equal(flatten_jacobian(Jb), np.kron(a, np.eye(n)))
+    # Column-stacking vec: vec(A X B) = (B^T kron A) vec(X).
+    np.testing.assert_array_equal(flatten_jacobian(Ja, order="F"), np.kron(b.T, np.eye(m)))
+    np.testing.assert_array_equal(flatten_jacobian(Jb, order="F"), np.kron(np.eye(n), a))
+    y = a @ b
+    np.testing.assert_allclose(flatten_jacobian(Ja) @ a.ravel(), y.ravel())
+    np.testing.assert_allclose(flatten_jacobian(Ja, order="F") @ a.ravel("F"), y.ravel("F"))
+
+
+@settings(max_examples=20, deadline=None)
+@given(m=dims, k=dims, n=dims, p=dims, seed=st.integers(0, 2**16))
+def test_chain_equals_jacobian_of_composite(m, k, n, p, seed):
+    rng = _rng(seed)
+    t, b, c = rng.standard_normal((m, k)), rng.standard_normal((k, n)), rng.standard_normal((n, p))
+    inner = matmul_jacobian(t, b, wrt="a")             # dY/dT, Y = T B
+    y = t @ b
+    outer = numeric_jacobian(lambda y: np.tanh(y) @ c, y)  # dZ/dY, Z = tanh(Y) C
+    composite = numeric_jacobian(lambda t: np.tanh(t @ b) @ c, t)
+    np.testing.assert_allclose(chain(outer, inner), composite, atol=1e-7)
+    # Flattened, the contraction is a matrix product.
+    np.testing.assert_allclose(
+        flatten_jacobian(chain(outer, inner)), flatten_jacobian(outer) @ flatten_jacobian(inner),
+        atol=1e-12,
+    )
+
+
+def test_chain_with_scalar_output():
+    rng = _rng(1)
+    t, b = rng.standard_normal((3, 2)), rng.standard_normal((2, 4))
+    y = t @ b
+    dL_dY = numeric_jacobian(lambda y: (y**2).sum(), y)   # shape (3, 4)
+    g = chain(dL_dY, matmul_jacobian(t, b, wrt="a"))
+    assert g.shape == t.shape
+    np.testing.assert_allclose(g, 2 * y @ b.T, rtol=1e-6)
+
+
+def test_errors_name_the_argument_and_shapes():
+    a, b = np.ones((2, 3)), np.ones((3, 4))
+    with pytest.raises(ValueError, match='wrt must be "a" or "b"'):
+        matmul_jacobian(a, b, wrt="c")
+    with pytest.raises(ValueError, match=r"a has shape \(2, 3\), b has shape \(2, 4\)"):
+        matmul_jacobian(a, np.ones((2, 4)), wrt="a")
+    with pytest.raises(ValueError, match=r"a must have rank 2, got rank 1 with shape \(3,\)"):
+        matmul_jacobian(np.ones(3), b, wrt="a")
+    with pytest.raises(TypeError, match="a must have a floating or complex dtype, got int64"):
+        matmul_jacobian(np.ones((2, 3), dtype=np.int64), b, wrt="a")
+    with pytest.raises(TypeError, match="f must be callable"):
+        numeric_jacobian("not a function", a)
+    with pytest.raises(TypeError, match="x must have a floating dtype, got int"):
+        numeric_jacobian(lambda x: x, np.arange(3))
+    with pytest.raises(ValueError, match="eps must be positive"):
+        numeric_jacobian(lambda x: x, a, eps=0)
+    with pytest.raises(ValueError, match=r"J_outer has shape \(5, 2, 3\).*J_inner has shape \(2, 4, 2, 3\)"):
+        chain(np.ones((5, 2, 3)), np.ones((2, 4, 2, 3)))
+    with pytest.raises(ValueError, match="odd rank 3; pass out_ndim"):
+        flatten_jacobian(np.ones((2, 3, 4)))
+    with pytest.raises(ValueError, match='order must be "C" or "F"'):
+        flatten_jacobian(np.ones((2, 2)), order="K")
+    assert flatten_jacobian(np.ones((2, 3, 4)), out_ndim=1).shape == (2, 12)

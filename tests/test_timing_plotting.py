@@ -1,0 +1,56 @@
+"""matgrad.timing and matgrad.plotting."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+import pytest
+
+from matgrad.jacobian import matmul_jacobian
+from matgrad.plotting import plot_cost, plot_jacobian
+from matgrad.timing import format_bytes, median_time
+
+
+def test_median_time_counts_calls():
+    calls = []
+    t = median_time(lambda: calls.append(1), repeat=3, number=4, warmup=2)
+    assert t >= 0 and len(calls) == 2 + 3 * 4
+
+
+@pytest.mark.parametrize("kwargs", [{"repeat": 0}, {"number": 0}, {"warmup": -1}])
+def test_median_time_rejects_bad_counts(kwargs):
+    with pytest.raises(ValueError, match="repeat and number"):
+        median_time(lambda: None, **kwargs)
+
+
+def test_median_time_needs_a_callable():
+    with pytest.raises(TypeError, match="fn must be callable"):
+        median_time(3)
+
+
+@pytest.mark.parametrize("n, text", [(0, "0 B"), (1023, "1023 B"), (1536, "1.5 KiB"),
+                                     (2**28, "256 MiB"), (2**50 * 16, "16 PiB")])
+def test_format_bytes(n, text):
+    assert format_bytes(n) == text
+
+
+def test_plot_jacobian_draws_block_lines():
+    a, b = np.ones((5, 3)), np.ones((3, 3))
+    ax = plot_jacobian(matmul_jacobian(a, b, wrt="a"))
+    image = ax.images[0].get_array()
+    assert image.shape == (15, 15)
+    # 4 horizontal and 4 vertical separators between the five 3x3 block rows/cols.
+    assert len(ax.lines) == 8
+
+
+def test_plot_cost_guides_and_errors():
+    ax = plot_cost([1, 2, 4], {"a": [1, 8, 64], "b": [1, 4, 16]}, slopes={"a": 3})
+    guide = ax.lines[1].get_ydata()
+    np.testing.assert_allclose(guide, [1, 8, 64])   # slope 3 through a's last point
+    with pytest.raises(ValueError, match="not plotted"):
+        plot_cost([1, 2], {"a": [1, 2]}, slopes={"c": 2})
+    with pytest.raises(ValueError, match="has shape"):
+        plot_cost([1, 2, 3], {"a": [1, 2]})
