@@ -40,13 +40,24 @@ $(MATHJAX_OUT): $(MATHJAX_SRC)/tex-mml-chtml.js
 
 # Execute every page (jupyter-cache: only changed pages rerun) and build the HTML.
 # When a page fails, print its execution report (failing cell and traceback).
+# jupyter-cache re-executes a page only when its own code changes, but every
+# page imports matgrad: when the package changes, clear the execution cache
+# (and Sphinx's environment) so that no page keeps outputs of the old code.
+PKG_SOURCES := $(shell find src/matgrad -name '*.py' 2>/dev/null)
+PKG_STAMP := _build/.matgrad-sources
+
+$(PKG_STAMP): $(PKG_SOURCES)
+	@if [ -e $@ ]; then echo "matgrad changed: every page will be executed again"; fi
+	rm -rf _build/.jupyter_cache _build/jupyter_execute _build/.doctrees
+	@mkdir -p _build && touch $@
+
 # Sphinx re-reads only changed pages, so after a failed build an unchanged
 # failing page would be skipped and the next build would pass with the page's
 # outputs missing. Unless the last build succeeded, forget Sphinx's saved
 # environment: every page is re-read (executed ones still come from the cache).
 BOOK_OK := _build/.book-succeeded
 
-book: $(STAMP) $(MATHJAX_OUT)
+book: $(STAMP) $(MATHJAX_OUT) $(PKG_STAMP)
 	@[ -e $(BOOK_OK) ] || rm -rf _build/.doctrees
 	@rm -rf $(HTML)/reports $(BOOK_OK)
 	@$(BIN)/jupyter-book build . $(JB_FLAGS) && touch $(BOOK_OK) || { \
