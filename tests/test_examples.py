@@ -66,3 +66,17 @@ def test_matrices_match_the_seed_text():
         np.float32(_numbers(printed)), np.tile(examples.EXPECTED_SEED_GRAD_ROW, 5)
     )
     assert "3.424693" in text
+
+
+def test_hide_retracing_warning_drops_only_that_message():
+    import logging
+
+    from matgrad.tf_env import hide_retracing_warning
+
+    hide_retracing_warning()
+    hide_retracing_warning()
+    logger = logging.getLogger("tensorflow")
+    assert sum(type(f).__name__ == "_DropRetracingWarning" for f in logger.filters) == 1
+    make = lambda msg: logging.LogRecord("tensorflow", logging.WARNING, "", 0, msg, None, None)
+    assert not logger.filter(make("5 out of the last 5 calls triggered tf.function retracing."))
+    assert logger.filter(make("some other warning"))

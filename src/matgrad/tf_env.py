@@ -38,3 +38,25 @@ def seed_gradient_in_subprocess(onednn: bool, timeout: float = 120) -> np.ndarra
         raise RuntimeError(f"the TensorFlow child process failed:\n{proc.stderr[-2000:]}")
     # float32 -> Python float -> JSON -> float32 is exact.
     return np.array(json.loads(proc.stdout.strip().splitlines()[-1]), dtype=np.float32)
+
+
+class _DropRetracingWarning:
+    """A logging filter that drops TensorFlow's "triggered tf.function retracing" warning."""
+
+    def filter(self, record) -> bool:
+        return "triggered tf.function retracing" not in record.getMessage()
+
+
+def hide_retracing_warning() -> None:
+    """Drop only TensorFlow's retracing warning; every other log record passes.
+
+    Eager ``tape.jacobian`` and ``tape.batch_jacobian`` wrap their vectorized
+    loop in a new internal ``tf.function`` on every call, so a page that calls
+    them five times gets a warning about TensorFlow's internals, not about its
+    own code.  Calling this twice adds the filter once.
+    """
+    import logging
+
+    logger = logging.getLogger("tensorflow")
+    if not any(isinstance(f, _DropRetracingWarning) for f in logger.filters):
+        logger.addFilter(_DropRetracingWarning())
