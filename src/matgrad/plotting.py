@@ -56,8 +56,11 @@ def plot_cost(sizes, series: dict, *, ax=None, slopes=None, ylabel="time (s)",
 
     ``slopes`` maps a series label to a power p: a dashed guide of slope p is
     drawn through that series' last point (the largest size, where the
-    asymptotic cost shows), labelled ``n^p``.
+    asymptotic cost shows) over the three largest sizes, labelled ``n^p``.
+    The x ticks are the measured sizes.
     """
+    from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
+
     sizes = np.asarray(sizes, dtype=float)
     slopes = dict(slopes or {})
     unknown = set(slopes) - set(series)
@@ -72,10 +75,15 @@ def plot_cost(sizes, series: dict, *, ax=None, slopes=None, ylabel="time (s)",
         (line,) = ax.loglog(sizes, values, marker=marker, label=label)
         if label in slopes:
             p = slopes[label]
-            guide = values[-1] * (sizes / sizes[-1]) ** p
-            ax.loglog(sizes, guide, ls="--", color=line.get_color(), lw=1, alpha=0.6)
-            ax.annotate(f"$n^{{{p}}}$", (sizes[1], guide[1]), color=line.get_color(),
-                        fontsize=10, xytext=(0, -12), textcoords="offset points", ha="center")
+            span = sizes[-3:]
+            guide = values[-1] * (span / span[-1]) ** p
+            ax.loglog(span, guide, ls="--", color=line.get_color(), lw=1, alpha=0.6)
+            ax.annotate(f"$n^{{{p}}}$", (span[0], guide[0]), color=line.get_color(),
+                        fontsize=10, xytext=(-4, -4), textcoords="offset points", ha="right")
+    ax.xaxis.set_major_locator(FixedLocator(sizes))
+    ax.xaxis.set_major_formatter(lambda x, _: f"{x:g}")
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title:
