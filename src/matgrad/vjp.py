@@ -45,6 +45,19 @@ def _one_hots(shape, dtype):
         yield e
 
 
+def _on_basis(fn, fn_name: str, shape, shape_name: str, dtype):
+    """Call ``fn`` on every one-hot array of ``shape``; the results must agree in shape."""
+    check_callable(fn, fn_name)
+    shape = as_shape(shape, shape_name)
+    results = [np.asarray(fn(e)) for e in _one_hots(shape, dtype)]
+    for r in results[1:]:
+        if r.shape != results[0].shape:
+            raise ValueError(
+                f"{fn_name} returned shapes {results[0].shape} and {r.shape}; they must agree"
+            )
+    return shape, results
+
+
 def jacobian_from_vjps(vjp_fn, out_shape, dtype=np.float64) -> np.ndarray:
     """Rebuild a Jacobian from a VJP function: one call per output entry.
 
@@ -52,14 +65,8 @@ def jacobian_from_vjps(vjp_fn, out_shape, dtype=np.float64) -> np.ndarray:
     ``out_shape``; the one-hot ``v`` for output entry ``idx`` gives the slice
     ``J[idx]``.  Returns shape ``out_shape + R``.
     """
-    check_callable(vjp_fn, "vjp_fn")
-    out_shape = as_shape(out_shape, "out_shape")
-    rows = [np.asarray(vjp_fn(e)) for e in _one_hots(out_shape, dtype)]
-    in_shape = rows[0].shape
-    for r in rows:
-        if r.shape != in_shape:
-            raise ValueError(f"vjp_fn returned shapes {in_shape} and {r.shape}; they must agree")
-    return np.stack(rows).reshape(out_shape + in_shape)
+    out_shape, rows = _on_basis(vjp_fn, "vjp_fn", out_shape, "out_shape", dtype)
+    return np.stack(rows).reshape(out_shape + rows[0].shape)
 
 
 def jacobian_from_jvps(jvp_fn, in_shape, dtype=np.float64) -> np.ndarray:
@@ -69,11 +76,5 @@ def jacobian_from_jvps(jvp_fn, in_shape, dtype=np.float64) -> np.ndarray:
     ``in_shape``; the one-hot ``u`` for input entry ``idx`` gives the slice
     ``J[..., idx]``.  Returns shape ``S + in_shape``.
     """
-    check_callable(jvp_fn, "jvp_fn")
-    in_shape = as_shape(in_shape, "in_shape")
-    cols = [np.asarray(jvp_fn(e)) for e in _one_hots(in_shape, dtype)]
-    out_shape = cols[0].shape
-    for c in cols:
-        if c.shape != out_shape:
-            raise ValueError(f"jvp_fn returned shapes {out_shape} and {c.shape}; they must agree")
-    return np.stack(cols, axis=-1).reshape(out_shape + in_shape)
+    in_shape, cols = _on_basis(jvp_fn, "jvp_fn", in_shape, "in_shape", dtype)
+    return np.stack(cols, axis=-1).reshape(cols[0].shape + in_shape)
