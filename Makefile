@@ -60,6 +60,7 @@ BOOK_OK := _build/.book-succeeded
 book: $(STAMP) $(MATHJAX_OUT) $(PKG_STAMP)
 	@[ -e $(BOOK_OK) ] || rm -rf _build/.doctrees
 	@rm -rf $(HTML)/reports $(BOOK_OK)
+	@$(BIN)/python _ext/execute_pages.py
 	@$(BIN)/jupyter-book build . $(JB_FLAGS) && touch $(BOOK_OK) || { \
 	  status=$$?; \
 	  for f in $$(find $(HTML)/reports -name '*.log' 2>/dev/null | sort); do \

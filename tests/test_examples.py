@@ -80,3 +80,19 @@ def test_hide_retracing_warning_drops_only_that_message():
     make = lambda msg: logging.LogRecord("tensorflow", logging.WARNING, "", 0, msg, None, None)
     assert not logger.filter(make("5 out of the last 5 calls triggered tf.function retracing."))
     assert logger.filter(make("some other warning"))
+
+
+def test_seed_gradient_in_subprocess_with_and_without_onednn():
+    import platform
+
+    from matgrad.tf_env import seed_gradient_in_subprocess
+
+    off = seed_gradient_in_subprocess(onednn=False)
+    np.testing.assert_array_equal(off, np.tile(examples.EXPECTED_SEED_GRAD_ROW, (5, 1)))
+    on = seed_gradient_in_subprocess(onednn=True)
+    np.testing.assert_allclose(on, off, rtol=1e-6)
+    if platform.machine() in ("x86_64", "AMD64"):
+        b = examples.SEED_B[0]
+        assert on[0, 0] == b[0] + (b[1] + b[2]) != off[0, 0]
+    with pytest.raises(TypeError, match="onednn must be True or False"):
+        seed_gradient_in_subprocess(onednn="yes")

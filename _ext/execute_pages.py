@@ -1,0 +1,114 @@
+"""Execute the book's pages in parallel into jupyter-cache, before the build.
+
+Jupyter Book 1 executes pages one after another while Sphinx reads them, so a
+cold build uses one core. This helper (run by `make book`) executes the pages
+that are not cached yet, one per core, and stores them in the same cache that
+myst-nb reads, keyed the same way (the code cells and the kernelspec, read
+with myst-nb's own reader). The build then finds every page cached.
+
+Pages run side by side, so each kernel gets one BLAS thread: with two
+kernels each running a multi-threaded BLAS on two cores, the threads wait on
+each other and the timing pages would measure that contention.
+
+Nothing here can hide a failure: a page that fails is not cached, so
+jupyter-book executes it again and reports it the usual way. A page whose
+key did not match would simply be executed again by jupyter-book.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+import yaml
+from jupyter_cache import get_cache
+from jupyter_cache.cache.main import CacheBundleIn
+from jupyter_cache.executors.utils import single_nb_execution
+from myst_nb.core.read import read_myst_markdown_notebook
+
+ROOT = Path(__file__).resolve().parents[1]
+CACHE = ROOT / "_build" / ".jupyter_cache"
+
+
+def book_pages() -> list[Path]:
+    """The pages in _toc.yml that the build executes (not execute.exclude_patterns)."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    skip = config.get("execute", {}).get("exclude_patterns", []) or []
+    names: list[str] = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                (names.append(value) if key in ("root", "file") else walk(value))
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(toc)
+    pages = [ROOT / (n if n.endswith(".md") else n + ".md") for n in names]
+    return [p for p in pages
+            if not any(fnmatch.fnmatch(str(p.relative_to(ROOT)), pat) for pat in skip)]
+
+
+def read(path: Path):
+    return read_myst_markdown_notebook(path.read_text("utf8"), path=str(path))
+
+
+def execute(path_str: str, timeout: int):
+    """Run one page in a fresh kernel in its own folder (as myst-nb does)."""
+    path = Path(path_str)
+    nb = read(path)
+    result = single_nb_execution(nb, cwd=str(path.parent), timeout=timeout,
+                                 allow_errors=False, meta_override=True)
+    if result.err is None:
+        return path_str, nb, result.time, None
+    last = (result.exc_string or repr(result.err)).strip().splitlines()[-1]
+    return path_str, None, result.time, last
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args()
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    timeout = int(config.get("execute", {}).get("timeout", 120))
+
+    # One BLAS thread per kernel (kernels inherit this environment).
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = "1"
+    cache = get_cache(CACHE)
+    todo = []
+    for page in book_pages():
+        try:
+            cache.match_cache_notebook(read(page))
+        except KeyError:
+            todo.append(page)
+    if not todo:
+        return 0
+    print(f"executing {len(todo)} page(s), {args.jobs} at a time", flush=True)
+    start = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        futures = [pool.submit(execute, str(p), timeout) for p in todo]
+        for future in as_completed(futures):
+            path, nb, seconds, error = future.result()
+            name = Path(path).relative_to(ROOT)
+            if error:
+                print(f"  {name}: failed ({error}); jupyter-book will run it again "
+                      "and report", flush=True)
+                continue
+            cache.cache_notebook_bundle(
+                CacheBundleIn(nb, path, data={"execution_seconds": seconds}),
+                check_validity=False, overwrite=True)
+            print(f"  {name}: {seconds:.1f} s", flush=True)
+    print(f"executed in {time.perf_counter() - start:.1f} s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

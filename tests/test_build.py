@@ -1,0 +1,39 @@
+"""The build helper executes exactly the pages the book build would execute."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import yaml
+
+from conftest import ROOT, toc_pages
+
+
+def _helper():
+    spec = importlib.util.spec_from_file_location("execute_pages", ROOT / "_ext" / "execute_pages.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_parallel_execution_covers_the_executed_pages():
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    excluded = set(config["execute"]["exclude_patterns"])
+    expected = {str(p) for p in toc_pages()} - excluded
+    got = {str(p.relative_to(ROOT)) for p in _helper().book_pages()}
+    assert got == expected
+    assert excluded <= {str(p) for p in toc_pages()}, "exclude_patterns name pages not in the book"
+
+
+def test_excluded_pages_have_no_code():
+    import jupytext
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    for page in config["execute"]["exclude_patterns"]:
+        nb = jupytext.read(ROOT / page, fmt="md:myst")
+        assert not [c for c in nb.cells if c.cell_type == "code"], f"{page} has code but is not executed"
+
+
+def test_makefile_runs_the_helper_before_jupyter_book():
+    makefile = (ROOT / "Makefile").read_text()
+    assert makefile.index("_ext/execute_pages.py") < makefile.index("jupyter-book build")
