@@ -35,24 +35,31 @@ ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "_build" / ".jupyter_cache"
 
 
-def book_pages() -> list[Path]:
-    """The pages in _toc.yml that the build executes (not execute.exclude_patterns)."""
+def toc_pages() -> list[Path]:
+    """Every page named in _toc.yml, as absolute paths (the tests use this too)."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    config = yaml.safe_load((ROOT / "_config.yml").read_text())
-    skip = config.get("execute", {}).get("exclude_patterns", []) or []
     names: list[str] = []
 
     def walk(node):
         if isinstance(node, dict):
             for key, value in node.items():
-                (names.append(value) if key in ("root", "file") else walk(value))
+                if key in ("root", "file") and isinstance(value, str):
+                    names.append(value)
+                else:
+                    walk(value)
         elif isinstance(node, list):
             for item in node:
                 walk(item)
 
     walk(toc)
-    pages = [ROOT / (n if n.endswith(".md") else n + ".md") for n in names]
-    return [p for p in pages
+    return [ROOT / (n if n.endswith(".md") else n + ".md") for n in names]
+
+
+def book_pages() -> list[Path]:
+    """The pages in _toc.yml that the build executes (not execute.exclude_patterns)."""
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    skip = config.get("execute", {}).get("exclude_patterns", []) or []
+    return [p for p in toc_pages()
             if not any(fnmatch.fnmatch(str(p.relative_to(ROOT)), pat) for pat in skip)]
 
 

@@ -2,36 +2,29 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 from pathlib import Path
 
 import pytest
-import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
 
+def build_helper():
+    """The build's own helper module, _ext/execute_pages.py (one TOC reader for both)."""
+    spec = importlib.util.spec_from_file_location("execute_pages", ROOT / "_ext" / "execute_pages.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def toc_pages() -> list[Path]:
     """Every page named in _toc.yml, as paths relative to the repository root."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    names: list[str] = []
-
-    def walk(node):
-        if isinstance(node, dict):
-            for key, value in node.items():
-                if key in ("root", "file") and isinstance(value, str):
-                    names.append(value)
-                else:
-                    walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk(toc)
-    return [Path(n if n.endswith(".md") else n + ".md") for n in names]
+    return [p.relative_to(ROOT) for p in build_helper().toc_pages()]
 
 
 def require_or_skip(reason: str):

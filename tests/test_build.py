@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
-
 import yaml
 
-from conftest import ROOT, toc_pages
-
-
-def _helper():
-    spec = importlib.util.spec_from_file_location("execute_pages", ROOT / "_ext" / "execute_pages.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from conftest import ROOT, build_helper, toc_pages
 
 
 def test_parallel_execution_covers_the_executed_pages():
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     excluded = set(config["execute"]["exclude_patterns"])
     expected = {str(p) for p in toc_pages()} - excluded
-    got = {str(p.relative_to(ROOT)) for p in _helper().book_pages()}
+    got = {str(p.relative_to(ROOT)) for p in build_helper().book_pages()}
     assert got == expected
     assert excluded <= {str(p) for p in toc_pages()}, "exclude_patterns name pages not in the book"
 

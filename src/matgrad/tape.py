@@ -37,9 +37,6 @@ class Variable:
     def __repr__(self):
         return f"Variable({self.value!r})"
 
-    def numpy(self) -> np.ndarray:
-        return self.value
-
     # Operators delegate to the functions below, which record on the tape.
     def __matmul__(self, other): return matmul(self, other)
     def __rmatmul__(self, other): return matmul(other, self)
