@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import os
+import re
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -75,7 +76,8 @@ def execute(path_str: str, timeout: int):
                                  allow_errors=False, meta_override=True)
     if result.err is None:
         return path_str, nb, result.time, None
-    last = (result.exc_string or repr(result.err)).strip().splitlines()[-1]
+    text = re.sub(r"\x1b\[[0-9;]*m", "", result.exc_string or repr(result.err))  # no colours
+    last = text.strip().splitlines()[-1]
     return path_str, None, result.time, last
 
 

@@ -13,6 +13,11 @@ ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
+# TensorFlow log lines, Python warnings and tracebacks that must never reach a
+# page (checked in the executed notebooks and in the rendered site).
+LOG_NOISE = ("I0000 ", "W0000 ", "E0000 ", "oneDNN custom operations", "WARNING:tensorflow",
+             "Warning:", "warnings.warn", "Traceback (most recent call last)")
+
 
 def build_helper():
     """The build's own helper module, _ext/execute_pages.py (one TOC reader for both)."""

@@ -16,11 +16,7 @@ import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from conftest import ROOT, toc_pages
-
-# TensorFlow log lines and Python warnings that must never reach a page.
-NOISE = ("I0000 ", "W0000 ", "E0000 ", "oneDNN custom operations", "WARNING:tensorflow",
-         "Warning:", "warnings.warn", "Traceback (most recent call last)")
+from conftest import LOG_NOISE, ROOT, toc_pages
 
 
 def _failing_cell(nb):
@@ -53,5 +49,5 @@ def test_page_executes(page, tmp_path):
         for out in cell.get("outputs", []):
             text = out.get("text", "") or str(out.get("data", {}).get("text/plain", ""))
             assert out.get("name") != "stderr", f"{page}: cell {index} wrote to stderr:\n{text}"
-            for word in NOISE:
+            for word in LOG_NOISE:
                 assert word not in text, f"{page}: cell {index} printed {word!r}:\n{text}"

@@ -21,13 +21,11 @@ from urllib.parse import urlparse
 import pytest
 import yaml
 
-from conftest import HTML, ROOT, chromium_path, require_or_skip, toc_pages
+from conftest import LOG_NOISE, ROOT, chromium_path, require_or_skip, toc_pages
 
 SHOTS = ROOT / "_build" / "screenshots"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
-NOISE = ("I0000 ", "W0000 ", "oneDNN custom operations", "WARNING:tensorflow",
-         "Warning:", "Traceback (most recent call last)")
 LOCAL = {"127.0.0.1", "localhost"}
 
 # Text of the article outside code, outputs and typeset math: raw TeX would show here.
@@ -109,7 +107,7 @@ def test_page_in_chromium(page, server, browser):
         assert raw not in prose, f"{page}: raw TeX {raw!r} left in the page text"
 
     outputs = tab.evaluate(OUTPUTS_JS)
-    for word in NOISE:
+    for word in LOG_NOISE:
         assert word not in outputs, f"{page}: output text contains {word!r}"
 
     for img in tab.evaluate(IMAGES_JS):

@@ -138,9 +138,9 @@ def test_errors_name_arguments_and_shapes():
         matmul_grad(a, b, np.ones((2, 3)))
     with pytest.raises(ValueError, match=r"a must have rank 2, got rank 1 with shape \(4,\)"):
         matmul_grad(np.ones(4), b, g)
-    with pytest.raises(TypeError, match="a must be a floating or complex array, got int64"):
+    with pytest.raises(TypeError, match="a must have a floating or complex dtype, got int64"):
         matmul_grad(np.ones((3, 4), dtype=np.int64), b, g)
-    with pytest.raises(TypeError, match="grad must be a floating or complex array, got <U1"):
+    with pytest.raises(TypeError, match="grad must have a floating or complex dtype, got <U1"):
         matmul_grad(a, b, np.full((3, 2), "x"))
     with pytest.raises(TypeError, match="share one dtype, got a: float64, b: float32"):
         matmul_grad(a, b.astype(np.float32), g)

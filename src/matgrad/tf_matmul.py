@@ -12,18 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_ndim
+from ._checks import as_array, check_ndim
 
 _H = lambda x: np.conj(np.swapaxes(x, -1, -2))  # noqa: E731  adjoint of the last two axes
-
-
-def _operand(x, name: str) -> np.ndarray:
-    arr = np.asarray(x)
-    if arr.dtype.kind not in "fc":
-        raise TypeError(
-            f"{name} must be a floating or complex array, got {arr.dtype} with shape {arr.shape}"
-        )
-    return arr
 
 
 def _check_dtypes(**arrays) -> None:
@@ -71,7 +62,7 @@ def matmul_grad(a, b, grad, *, transpose_a=False, transpose_b=False,
     ``(grad_a, grad_b)`` shaped like ``a`` and ``b``: the vector-Jacobian
     products TensorFlow's registered gradient computes.
     """
-    a, b, grad = _operand(a, "a"), _operand(b, "b"), _operand(grad, "grad")
+    a, b, grad = as_array(a, "a"), as_array(b, "b"), as_array(grad, "grad")
     check_ndim(a, "a", 2)
     check_ndim(b, "b", 2)
     _check_dtypes(a=a, b=b, grad=grad)
@@ -112,7 +103,7 @@ def batch_matmul_grad(x, y, grad, *, adj_x=False, adj_y=False):
     sum over every batch axis that broadcasting stretched, so each gradient
     has its input's shape.
     """
-    x, y, grad = _operand(x, "x"), _operand(y, "y"), _operand(grad, "grad")
+    x, y, grad = as_array(x, "x"), as_array(y, "y"), as_array(grad, "grad")
     for name, arr in (("x", x), ("y", y)):
         if arr.ndim < 2:
             raise ValueError(f"{name} must have rank 2 or more, got rank {arr.ndim} with shape {arr.shape}")
@@ -159,7 +150,7 @@ def fd_matmul_grad(a, b, grad, *, transpose_a=False, transpose_b=False,
     from .jacobian import numeric_jacobian
     from .vjp import vjp_from_jacobian
 
-    a, b, grad = _operand(a, "a"), _operand(b, "b"), _operand(grad, "grad")
+    a, b, grad = as_array(a, "a"), as_array(b, "b"), as_array(grad, "grad")
     flags = dict(transpose_a=transpose_a, transpose_b=transpose_b,
                  adjoint_a=adjoint_a, adjoint_b=adjoint_b)
     matmul_grad(a, b, grad, **flags)  # same checks, same messages
@@ -218,7 +209,7 @@ def tf_matmul_grad(a, b, grad, *, transpose_a=False, transpose_b=False,
     does) in a graph, looks up the registered gradient functions of those ops
     and calls them with ``grad``.  Returns NumPy arrays.
     """
-    a, b, grad = _operand(a, "a"), _operand(b, "b"), _operand(grad, "grad")
+    a, b, grad = as_array(a, "a"), as_array(b, "b"), as_array(grad, "grad")
     matmul_grad(a, b, grad, transpose_a=transpose_a, transpose_b=transpose_b,
                 adjoint_a=adjoint_a, adjoint_b=adjoint_b)  # same checks, same messages
     tf = _tf()
@@ -244,7 +235,7 @@ def tf_matmul_grad(a, b, grad, *, transpose_a=False, transpose_b=False,
 
 def tf_batch_matmul_grad(x, y, grad, *, adj_x=False, adj_y=False):
     """The same as :func:`batch_matmul_grad`, computed by TensorFlow's registered gradient."""
-    x, y, grad = _operand(x, "x"), _operand(y, "y"), _operand(grad, "grad")
+    x, y, grad = as_array(x, "x"), as_array(y, "y"), as_array(grad, "grad")
     batch_matmul_grad(x, y, grad, adj_x=adj_x, adj_y=adj_y)  # same checks, same messages
     tf = _tf()
     from tensorflow.python.framework import ops
