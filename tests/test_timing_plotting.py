@@ -6,18 +6,43 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import time
+
 import numpy as np
 import pytest
 
 from matgrad.jacobian import matmul_jacobian
 from matgrad.plotting import plot_cost, plot_jacobian
-from matgrad.timing import format_bytes, median_time
+from matgrad.timing import best_time, format_bytes, measure, median_time
 
 
 def test_median_time_counts_calls():
     calls = []
     t = median_time(lambda: calls.append(1), repeat=3, number=4, warmup=2)
     assert t >= 0 and len(calls) == 2 + 3 * 4
+
+
+def test_measure_best_is_the_minimum_and_not_above_the_median():
+    delays = iter([0.0, 0.02, 0.0, 0.01])  # the warm-up call, then three timed calls
+
+    def fn():
+        time.sleep(next(delays))
+
+    t = measure(fn, repeat=3, number=1, warmup=1)
+    assert t.best <= t.median
+    assert t.best < 0.01 <= t.median  # sleeps of 0.02, 0, 0.01: min ~0, median ~0.01
+
+
+def test_best_time_counts_calls():
+    calls = []
+    assert best_time(lambda: calls.append(1), repeat=2, number=3, warmup=0) >= 0
+    assert len(calls) == 6
+
+
+@pytest.mark.parametrize("fn", [median_time, best_time, measure])
+def test_timers_reject_bad_counts(fn):
+    with pytest.raises(ValueError, match="repeat and number"):
+        fn(lambda: None, repeat=0)
 
 
 @pytest.mark.parametrize("kwargs", [{"repeat": 0}, {"number": 0}, {"warmup": -1}])
