@@ -102,7 +102,13 @@ def execute(path_str: str, timeout: int):
                                      allow_errors=False, meta_override=True, config=config)
     if result.err is None:
         return path_str, nb, result.time, None
-    return path_str, None, result.time, no_colours(result.exc_string or repr(result.err))
+    # A failing cell's error names the cell and its traceback; nbclient's own
+    # stack above it says nothing about the page.
+    from nbclient.exceptions import CellExecutionError
+
+    text = (str(result.err) if isinstance(result.err, CellExecutionError)
+            else result.exc_string or repr(result.err))
+    return path_str, None, result.time, no_colours(text)
 
 
 def main() -> int:
