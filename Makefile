@@ -68,6 +68,12 @@ digest = find $(1) -type f -not -path '*/__pycache__/*' -not -path '*/.ipynb_che
          -not -name '*.pyc' -not -name '*.ipynb' -print0 | LC_ALL=C sort -z \
          | xargs -0 sha256sum | sha256sum | cut -d' ' -f1
 EXEC_OK := _build/.jupyter_cache/.executed-inputs
+# Sphinx re-writes a page only when the page (or the configuration) changed;
+# a change in the book's own extension or static files must reach every page
+# too, so when their digest differs from the last successful build's, every
+# page is rebuilt (--all; executed pages still come from the cache).
+CODE_INPUTS := _ext _static
+CODE_OK := _build/.site-code
 # Sphinx re-reads only changed pages, so after a failed build an unchanged
 # failing page would be skipped and the next build would pass with the page's
 # outputs missing. BOOK_OK exists only after a successful build (it holds the
@@ -77,7 +83,7 @@ BOOK_OK := _build/.book-succeeded
 # The Sphinx build (one line, so that another edition can be added beside it).
 # -q: Sphinx's progress lines are left out, its warnings and errors are not;
 # jupyter-book's own banner goes to _build/jupyter-book.log.
-JB_BUILD = $(BIN)/jupyter-book build . $(JB_FLAGS) -q >_build/jupyter-book.log
+JB_BUILD = $(BIN)/jupyter-book build . $(JB_FLAGS) $$all -q >_build/jupyter-book.log
 
 book: $(STAMP) $(MATHJAX_OUT) $(PKG_STAMP)
 	@site=$$($(call digest,$(SITE_INPUTS))); \
@@ -85,12 +91,14 @@ book: $(STAMP) $(MATHJAX_OUT) $(PKG_STAMP)
 	  echo "make book: nothing changed since the last successful build ($(HTML))"; exit 0; fi; \
 	[ -e $(BOOK_OK) ] || rm -rf _build/.doctrees; \
 	rm -rf $(HTML)/reports $(BOOK_OK); \
+	code=$$($(call digest,$(CODE_INPUTS))); all=; \
+	[ -e $(CODE_OK) ] && [ "$$(cat $(CODE_OK))" = "$$code" ] || all=--all; \
 	exec=$$($(call digest,$(EXEC_INPUTS))); \
 	if [ ! -e $(EXEC_OK) ] || [ "$$(cat $(EXEC_OK))" != "$$exec" ]; then \
 	  $(BIN)/python _ext/execute_pages.py; echo "$$exec" > $(EXEC_OK); fi; \
 	start=$$(date +%s%N); \
 	if $(JB_BUILD); then \
-	  echo "$$site" > $(BOOK_OK); \
+	  echo "$$site" > $(BOOK_OK); echo "$$code" > $(CODE_OK); \
 	  tenths=$$(( ($$(date +%s%N) - start) / 100000000 )); \
 	  echo "built $(HTML) in $$((tenths / 10)).$$((tenths % 10)) s"; \
 	else \
