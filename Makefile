@@ -14,6 +14,10 @@ ASSETS := _build/assets
 MATHJAX_SRC := node_modules/mathjax/es5
 MATHJAX_OUT := $(ASSETS)/mathjax/tex-mml-chtml.js
 JB_FLAGS := -W -n --keep-going
+# -qq: errors only. pip's warnings here are about the machine's own index
+# settings (e.g. "Location ... is ignored" for a configured local index that
+# lacks a package), not about the book.
+PIP_QUIET := -qq --disable-pip-version-check
 
 .PHONY: book test serve clean bench lab lock venv
 
@@ -23,8 +27,8 @@ venv: $(STAMP)
 $(STAMP): requirements.txt requirements-dev.txt constraints.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "matgrad needs Python 3.11 (found " + sys.version.split()[0] + "); set PYTHON=/path/to/python3.11")'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt -c constraints.txt
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	$(BIN)/python -m pip install $(PIP_QUIET) -r requirements-dev.txt -c constraints.txt
+	$(BIN)/python -m pip install $(PIP_QUIET) --no-deps -e .
 	@touch $@
 
 $(MATHJAX_SRC)/tex-mml-chtml.js: package.json package-lock.json
@@ -39,7 +43,6 @@ $(MATHJAX_OUT): $(MATHJAX_SRC)/tex-mml-chtml.js
 	cp -r $(MATHJAX_SRC)/output/chtml $(MATHJAX_SRC)/output/chtml.js $(ASSETS)/mathjax/output/
 
 # Execute every page (jupyter-cache: only changed pages rerun) and build the HTML.
-# When a page fails, print its execution report (failing cell and traceback).
 # jupyter-cache re-executes a page only when its own code changes, but every
 # page imports matgrad: when the package changes, clear the execution cache
 # (and Sphinx's environment) so that no page keeps outputs of the old code.
@@ -51,21 +54,58 @@ $(PKG_STAMP): $(PKG_SOURCES)
 	rm -rf _build/.jupyter_cache _build/jupyter_execute _build/.doctrees
 	@mkdir -p _build && touch $@
 
+# Work that cannot matter is skipped, by content digests (sha256 of every file,
+# not modification times):
+# - EXEC_INPUTS decide what runs: when their digest equals the one saved after
+#   the last pre-execution in which every page passed, nothing needs running
+#   (the stamp lives in the cache folder, so clearing the cache clears it).
+# - SITE_INPUTS are everything that feeds the site: when their digest equals
+#   the one saved by the last successful build, the site is up to date.
+EXEC_INPUTS := index.md chapters appendix _config.yml _toc.yml src/matgrad
+SITE_INPUTS := $(EXEC_INPUTS) _static _ext $(wildcard locales) Makefile \
+               requirements.txt requirements-dev.txt constraints.txt package-lock.json
+digest = find $(1) -type f -not -path '*/__pycache__/*' -not -path '*/.ipynb_checkpoints/*' \
+         -not -name '*.pyc' -not -name '*.ipynb' -print0 | LC_ALL=C sort -z \
+         | xargs -0 sha256sum | sha256sum | cut -d' ' -f1
+EXEC_OK := _build/.jupyter_cache/.executed-inputs
+# Sphinx re-writes a page only when the page (or the configuration) changed;
+# a change in the book's own extension or static files must reach every page
+# too, so when their digest differs from the last successful build's, every
+# page is rebuilt (--all; executed pages still come from the cache).
+CODE_INPUTS := _ext _static
+CODE_OK := _build/.site-code
 # Sphinx re-reads only changed pages, so after a failed build an unchanged
 # failing page would be skipped and the next build would pass with the page's
-# outputs missing. Unless the last build succeeded, forget Sphinx's saved
-# environment: every page is re-read (executed ones still come from the cache).
+# outputs missing. BOOK_OK exists only after a successful build (it holds the
+# digest of SITE_INPUTS); without it, Sphinx's saved environment is forgotten
+# and every page is re-read (executed ones still come from the cache).
 BOOK_OK := _build/.book-succeeded
+# The Sphinx build (one line, so that another edition can be added beside it).
+# -q: Sphinx's progress lines are left out, its warnings and errors are not;
+# jupyter-book's own banner goes to _build/jupyter-book.log.
+JB_BUILD = $(BIN)/jupyter-book build . $(JB_FLAGS) $$all -q >_build/jupyter-book.log
 
 book: $(STAMP) $(MATHJAX_OUT) $(PKG_STAMP)
-	@[ -e $(BOOK_OK) ] || rm -rf _build/.doctrees
-	@rm -rf $(HTML)/reports $(BOOK_OK)
-	@$(BIN)/python _ext/execute_pages.py
-	@$(BIN)/jupyter-book build . $(JB_FLAGS) && touch $(BOOK_OK) || { \
-	  status=$$?; \
+	@site=$$($(call digest,$(SITE_INPUTS))); \
+	if [ -e $(BOOK_OK) ] && [ -e $(HTML)/index.html ] && [ "$$(cat $(BOOK_OK))" = "$$site" ]; then \
+	  echo "make book: nothing changed since the last successful build ($(HTML))"; exit 0; fi; \
+	[ -e $(BOOK_OK) ] || rm -rf _build/.doctrees; \
+	rm -rf $(HTML)/reports $(BOOK_OK); \
+	code=$$($(call digest,$(CODE_INPUTS))); all=; \
+	[ -e $(CODE_OK) ] && [ "$$(cat $(CODE_OK))" = "$$code" ] || all=--all; \
+	exec=$$($(call digest,$(EXEC_INPUTS))); \
+	if [ ! -e $(EXEC_OK) ] || [ "$$(cat $(EXEC_OK))" != "$$exec" ]; then \
+	  $(BIN)/python _ext/execute_pages.py; echo "$$exec" > $(EXEC_OK); fi; \
+	start=$$(date +%s%N); \
+	if $(JB_BUILD); then \
+	  echo "$$site" > $(BOOK_OK); echo "$$code" > $(CODE_OK); \
+	  tenths=$$(( ($$(date +%s%N) - start) / 100000000 )); \
+	  echo "built $(HTML) in $$((tenths / 10)).$$((tenths % 10)) s"; \
+	else \
+	  status=$$?; cat _build/jupyter-book.log; \
 	  for f in $$(find $(HTML)/reports -name '*.log' 2>/dev/null | sort); do \
 	    echo; echo "===== execution report: $$f"; cat "$$f"; done; \
-	  echo "make book: the build failed (exit $$status); reports above." >&2; exit $$status; }
+	  echo "make book: the build failed (exit $$status); reports above." >&2; exit $$status; fi
 
 test: book
 	$(BIN)/python -m pytest
@@ -78,7 +118,7 @@ serve: book
 # makes the .md chapters open as notebooks through jupytext.
 lab: $(STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" bash binder/postBuild
-	$(BIN)/jupyter lab --ServerApp.ip=127.0.0.1
+	$(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 $$([ "$$(id -u)" = 0 ] && echo --allow-root)
 
 bench: book
 	$(BIN)/python benchmarks/build_time.py

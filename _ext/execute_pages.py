@@ -10,18 +10,26 @@ Pages run side by side, so each kernel gets one BLAS thread: with two
 kernels each running a multi-threaded BLAS on two cores, the threads wait on
 each other and the timing pages would measure that contention.
 
-Nothing here can hide a failure: a page that fails is not cached, so
-jupyter-book executes it again and reports it the usual way. A page whose
-key did not match would simply be executed again by jupyter-book.
+It prints one line per executed page (page, seconds). Nothing here can hide
+a failure: a page that fails is not cached, its failing cell's report
+(source and traceback) is printed and the helper exits non-zero, so `make
+book` stops there and the next build runs the page again. A page whose key
+did not match would simply be executed again by jupyter-book.
+
+Kernels talk to this process over Unix sockets in a private temporary folder
+(``kernel_config``), not over TCP on localhost: nothing listens on a port,
+and ipykernel has no reason to warn that its traffic is unencrypted.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fnmatch
 import os
 import re
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -68,17 +76,39 @@ def read(path: Path):
     return read_myst_markdown_notebook(path.read_text("utf8"), path=str(path))
 
 
+@contextlib.contextmanager
+def kernel_config():
+    """nbclient configuration for one kernel: IPC transport in a private folder.
+
+    The socket paths are absolute (the kernel runs in the page's folder, this
+    process elsewhere) and the folder is removed afterwards.
+    """
+    from traitlets.config import Config
+
+    with tempfile.TemporaryDirectory(prefix="matgrad-kernel-") as folder:
+        yield Config({"KernelManager": {"transport": "ipc", "ip": os.path.join(folder, "ipc")}})
+
+
+def no_colours(text: str) -> str:
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
 def execute(path_str: str, timeout: int):
     """Run one page in a fresh kernel in its own folder (as myst-nb does)."""
     path = Path(path_str)
     nb = read(path)
-    result = single_nb_execution(nb, cwd=str(path.parent), timeout=timeout,
-                                 allow_errors=False, meta_override=True)
+    with kernel_config() as config:
+        result = single_nb_execution(nb, cwd=str(path.parent), timeout=timeout,
+                                     allow_errors=False, meta_override=True, config=config)
     if result.err is None:
         return path_str, nb, result.time, None
-    text = re.sub(r"\x1b\[[0-9;]*m", "", result.exc_string or repr(result.err))  # no colours
-    last = text.strip().splitlines()[-1]
-    return path_str, None, result.time, last
+    # A failing cell's error names the cell and its traceback; nbclient's own
+    # stack above it says nothing about the page.
+    from nbclient.exceptions import CellExecutionError
+
+    text = (str(result.err) if isinstance(result.err, CellExecutionError)
+            else result.exc_string or repr(result.err))
+    return path_str, None, result.time, no_colours(text)
 
 
 def main() -> int:
@@ -102,20 +132,27 @@ def main() -> int:
         return 0
     print(f"executing {len(todo)} page(s), {args.jobs} at a time", flush=True)
     start = time.perf_counter()
+    failed = []
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         futures = [pool.submit(execute, str(p), timeout) for p in todo]
         for future in as_completed(futures):
             path, nb, seconds, error = future.result()
             name = Path(path).relative_to(ROOT)
             if error:
-                print(f"  {name}: failed ({error}); jupyter-book will run it again "
-                      "and report", flush=True)
+                print(f"  {name}: FAILED after {seconds:.1f} s", flush=True)
+                failed.append((name, error))
                 continue
             cache.cache_notebook_bundle(
                 CacheBundleIn(nb, path, data={"execution_seconds": seconds}),
                 check_validity=False, overwrite=True)
             print(f"  {name}: {seconds:.1f} s", flush=True)
     print(f"executed in {time.perf_counter() - start:.1f} s", flush=True)
+    for name, error in failed:
+        print(f"\n===== {name}: the failing cell and its error\n{error.strip()}", flush=True)
+    if failed:
+        names = ", ".join(str(n) for n, _ in failed)
+        print(f"\nmake book: {len(failed)} page(s) failed to execute: {names}", file=sys.stderr)
+        return 1
     return 0
 
 

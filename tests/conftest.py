@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+import http.server
 import importlib.util
 import os
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -19,6 +22,7 @@ LOG_NOISE = ("I0000 ", "W0000 ", "E0000 ", "oneDNN custom operations", "WARNING:
              "Warning:", "warnings.warn", "Traceback (most recent call last)")
 
 
+@functools.lru_cache(maxsize=None)
 def build_helper():
     """The build's own helper module, _ext/execute_pages.py (one TOC reader for both)."""
     spec = importlib.util.spec_from_file_location("execute_pages", ROOT / "_ext" / "execute_pages.py")
@@ -52,3 +56,101 @@ def chromium_path() -> str | None:
         if found:
             return found
     return None
+
+
+# Headless Chromium as root in a container: no sandbox, no GPU, nothing that
+# phones home (the site tests check that no request leaves the machine).
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium driven by Playwright (skipped outside CI when absent)."""
+    exe = chromium_path()
+    if exe is None:
+        require_or_skip("Chromium is not installed (Debian: apt-get install chromium); "
+                        "the browser checks were not run")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:  # pragma: no cover - it is in requirements-dev.txt
+        require_or_skip("the playwright package is not installed")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=exe, args=CHROMIUM_FLAGS, headless=True)
+        yield browser
+        browser.close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def server(built_site):
+    """The built site over HTTP on 127.0.0.1 (a free port), as a reader's browser sees it."""
+    handler = functools.partial(_QuietHandler, directory=str(built_site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+def lab_urlpath(page: Path) -> str:
+    """The JupyterLab path a page's launch button opens (on Binder or locally)."""
+    return f"lab/tree/{page.as_posix()}"
+
+
+def page_url(server: str, page: Path) -> str:
+    return f"{server}/{page.with_suffix('.html').as_posix()}"
+
+
+# ---- executing a page in its notebook form (test_pages, test_load) ----------
+
+def _failing_cell(nb):
+    for index, cell in enumerate(nb.cells):
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                return index, cell
+    return None, None
+
+
+def execute_page(page: Path, workdir: Path, env: dict | None = None, timeout: int = 180):
+    """Run ``page`` (MyST) as a notebook from a clean kernel in the page's folder.
+
+    The page goes through jupytext to a real .ipynb and back, as a reader's
+    download would. A failing cell fails the test with its source and error;
+    a cell (not tagged raises-exception) that writes to stderr or prints log
+    noise fails it too. Returns the executed notebook.
+    """
+    import jupytext
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    helper = build_helper()
+    nb = jupytext.read(ROOT / page, fmt="md:myst")
+    ipynb = workdir / page.with_suffix(".ipynb").name
+    jupytext.write(nb, ipynb)
+    nb = nbformat.read(ipynb, as_version=4)
+    try:
+        with helper.kernel_config() as config:  # the build's kernels: quiet IPC, no TCP
+            client = NotebookClient(
+                nb, timeout=timeout, kernel_name="python3", config=config,
+                resources={"metadata": {"path": str((ROOT / page).parent)}},
+            )
+            client.execute(env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", **(env or {})})
+    except CellExecutionError as exc:  # its text has the cell's source and traceback
+        index, _ = _failing_cell(nb)
+        pytest.fail(f"{page}: cell {index} failed\n{helper.no_colours(str(exc))}",
+                    pytrace=False)
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code" or "raises-exception" in cell.metadata.get("tags", []):
+            continue
+        for out in cell.get("outputs", []):
+            text = out.get("text", "") or str(out.get("data", {}).get("text/plain", ""))
+            assert out.get("name") != "stderr", f"{page}: cell {index} wrote to stderr:\n{text}"
+            for word in LOG_NOISE:
+                assert word not in text, f"{page}: cell {index} printed {word!r}:\n{text}"
+    return nb

@@ -27,4 +27,18 @@ def test_excluded_pages_have_no_code():
 
 def test_makefile_runs_the_helper_before_jupyter_book():
     makefile = (ROOT / "Makefile").read_text()
-    assert makefile.index("_ext/execute_pages.py") < makefile.index("jupyter-book build")
+    recipe = makefile[makefile.index("\nbook:"):]
+    assert "jupyter-book build" in makefile[:makefile.index("\nbook:")]  # JB_BUILD
+    assert recipe.index("_ext/execute_pages.py") < recipe.index("$(JB_BUILD)")
+
+
+def test_makefile_skip_covers_every_input_of_the_site():
+    """The no-change shortcut must see every file that feeds the site."""
+    makefile = (ROOT / "Makefile").read_text()
+    line = makefile[makefile.index("SITE_INPUTS :="):].split("\n\n")[0].split("digest =")[0]
+    for name in ("EXEC_INPUTS", "_static", "_ext", "requirements.txt", "constraints.txt",
+                 "package-lock.json", "Makefile"):
+        assert name in line, f"SITE_INPUTS misses {name}"
+    exec_line = makefile[makefile.index("EXEC_INPUTS :="):].split("\n")[0]
+    for name in ("index.md", "chapters", "appendix", "_config.yml", "_toc.yml", "src/matgrad"):
+        assert name in exec_line, f"EXEC_INPUTS misses {name}"

@@ -12,20 +12,15 @@ built site is missing; with CI=true both are required.
 
 from __future__ import annotations
 
-import functools
-import http.server
-import threading
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 import yaml
 
-from conftest import LOG_NOISE, ROOT, chromium_path, require_or_skip, toc_pages
+from conftest import LOG_NOISE, ROOT, lab_urlpath, page_url, toc_pages
 
 SHOTS = ROOT / "_build" / "screenshots"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 LOCAL = {"127.0.0.1", "localhost"}
 
 # Text of the article outside code, outputs and typeset math: raw TeX would show here.
@@ -44,49 +39,18 @@ IMAGES_JS = """() => Array.from(document.querySelectorAll('article img')).map(im
 }))"""
 
 
-@pytest.fixture(scope="module")
-def server(built_site):
-    handler = functools.partial(_QuietHandler, directory=str(built_site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture(scope="module")
-def browser():
-    exe = chromium_path()
-    if exe is None:
-        require_or_skip("Chromium is not installed (Debian: apt-get install chromium); "
-                        "the browser checks of the built site were not run")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:  # pragma: no cover - it is in requirements-dev.txt
-        require_or_skip("the playwright package is not installed")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=exe, args=FLAGS, headless=True)
-        yield browser
-        browser.close()
-
-
 def _binder_url(page: Path) -> str:
     cfg = yaml.safe_load((ROOT / "_config.yml").read_text())
     repo = urlparse(cfg["repository"]["url"]).path.strip("/")
     hub = cfg["launch_buttons"]["binderhub_url"].rstrip("/")
     branch = cfg["repository"].get("branch", "main")
-    return f"{hub}/v2/gh/{repo}/{branch}?urlpath=lab/tree/{page.as_posix()}"
+    return f"{hub}/v2/gh/{repo}/{branch}?urlpath={lab_urlpath(page)}"
 
 
 @pytest.mark.site
 @pytest.mark.parametrize("page", toc_pages(), ids=str)
 def test_page_in_chromium(page, server, browser):
-    url = f"{server}/{page.with_suffix('.html').as_posix()}"
+    url = page_url(server, page)
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     tab = context.new_page()
     errors, requests = [], []
