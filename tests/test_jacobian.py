@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from matgrad.jacobian import chain, flatten_jacobian, matmul_jacobian, numeric_jacobian
+from matgrad.jacobian import (chain, flatten_jacobian, matmul_jacobian, numeric_hessian,
+                              numeric_jacobian)
 
 dims = st.integers(1, 4)
 
@@ -103,3 +104,46 @@ def test_errors_name_the_argument_and_shapes():
     with pytest.raises(ValueError, match='order must be "C" or "F"'):
         flatten_jacobian(np.ones((2, 2)), order="K")
     assert flatten_jacobian(np.ones((2, 3, 4)), out_ndim=1).shape == (2, 12)
+
+
+# numeric_hessian ----------------------------------------------------------
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 3), st.integers(0, 2**16))
+def test_numeric_hessian_of_a_quadratic_is_exact(n, m, seed):
+    # f(W) = 1/2 flat(W)^T A flat(W) + b^T flat(W): the Hessian is sym(A).
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((n * m, n * m))
+    b = rng.standard_normal(n * m)
+    f = lambda w: 0.5 * w.ravel() @ A @ w.ravel() + b @ w.ravel()
+    H = numeric_hessian(f, rng.standard_normal((n, m)))
+    assert H.shape == (n, m, n, m)
+    np.testing.assert_allclose(H.reshape(n * m, n * m), (A + A.T) / 2, atol=1e-7)
+
+
+def test_numeric_hessian_is_symmetric_and_matches_a_known_hessian():
+    # f(x) = sum(sin(x) * x^2) has a diagonal Hessian 2 sin x + 4 x cos x - x^2 sin x.
+    x = np.array([[0.3, -1.2], [2.0, 0.7]])
+    H = numeric_hessian(lambda t: np.sum(np.sin(t) * t**2), x)
+    flat = H.reshape(4, 4)
+    np.testing.assert_array_equal(flat, flat.T)
+    exact = 2 * np.sin(x) + 4 * x * np.cos(x) - x**2 * np.sin(x)
+    np.testing.assert_allclose(np.diag(flat), exact.ravel(), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(flat - np.diag(np.diag(flat)), 0, atol=1e-7)
+
+
+def test_numeric_hessian_accepts_float32_and_returns_float64():
+    H = numeric_hessian(lambda t: float(np.sum(t**2)), np.ones(3, np.float32))
+    assert H.dtype == np.float64
+    np.testing.assert_allclose(H, 2 * np.eye(3), atol=1e-6)
+
+
+def test_numeric_hessian_errors_name_the_argument_and_shapes():
+    with pytest.raises(TypeError, match="f must be callable"):
+        numeric_hessian("not a function", np.ones(2))
+    with pytest.raises(TypeError, match=r"x must have a floating dtype, got int64 with shape \(3,\)"):
+        numeric_hessian(lambda t: t.sum(), np.arange(3))
+    with pytest.raises(ValueError, match=r"f must return a scalar.*shape \(2,\).*shape \(2,\)"):
+        numeric_hessian(lambda t: t * 2, np.ones(2))
+    with pytest.raises(ValueError, match="eps must be positive"):
+        numeric_hessian(lambda t: t.sum(), np.ones(2), eps=-1)
