@@ -12,7 +12,8 @@ from conftest import ROOT, toc_pages
 
 MAX_CODE_LINE = 80      # what fits in a code cell at 1280 px without scrolling
 MAX_PAGE_LINES = 500
-CHAPTERS = [p for p in toc_pages() if p.parts[0] == "chapters"]
+# Chapters and the "Going further" pages share the chapter skeleton.
+CHAPTERS = [p for p in toc_pages() if p.parts[0] in ("chapters", "further")]
 
 
 def _visible_code_cells(page):
