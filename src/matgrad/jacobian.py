@@ -13,6 +13,21 @@ import numpy as np
 from ._checks import as_array, check_callable, check_ndim
 
 
+def _difference_setup(f, x, eps, root: int):
+    """Check the inputs of a finite-difference helper; x as float64 and the step.
+
+    The default step is float64's machine epsilon to the power ``1/root``:
+    ``root=3`` for a central first difference, ``root=4`` for a second one.
+    """
+    check_callable(f, "f")
+    x = as_array(x, "x", allow_complex=False).astype(np.float64)
+    if eps is None:
+        eps = np.finfo(np.float64).eps ** (1 / root)
+    if not eps > 0:
+        raise ValueError(f"eps must be positive, got {eps}")
+    return x, eps
+
+
 def numeric_jacobian(f, x, eps=None) -> np.ndarray:
     """Central-difference Jacobian of ``f`` at ``x``, in float64.
 
@@ -22,12 +37,7 @@ def numeric_jacobian(f, x, eps=None) -> np.ndarray:
     float64's machine epsilon, about 6e-6, which balances truncation against
     round-off for central differences).
     """
-    check_callable(f, "f")
-    x = as_array(x, "x", allow_complex=False).astype(np.float64)
-    if eps is None:
-        eps = np.finfo(np.float64).eps ** (1 / 3)
-    if not eps > 0:
-        raise ValueError(f"eps must be positive, got {eps}")
+    x, eps = _difference_setup(f, x, eps, root=3)
     y0 = np.asarray(f(x.copy()), dtype=np.float64)
     J = np.empty(y0.shape + x.shape, dtype=np.float64)
     for idx in np.ndindex(*x.shape):
@@ -57,12 +67,7 @@ def numeric_hessian(f, x, eps=None) -> np.ndarray:
     symmetrised (the formula gives the same value for (i, k) and (k, i) up to
     round-off).  ``f`` is called ``4 * x.size**2`` times.
     """
-    check_callable(f, "f")
-    x = as_array(x, "x", allow_complex=False).astype(np.float64)
-    if eps is None:
-        eps = np.finfo(np.float64).eps ** (1 / 4)
-    if not eps > 0:
-        raise ValueError(f"eps must be positive, got {eps}")
+    x, eps = _difference_setup(f, x, eps, root=4)
     y0 = np.asarray(f(x.copy()))
     if y0.shape != ():
         raise ValueError(
