@@ -61,7 +61,7 @@ $(PKG_STAMP): $(PKG_SOURCES)
 #   (the stamp lives in the cache folder, so clearing the cache clears it).
 # - SITE_INPUTS are everything that feeds the site: when their digest equals
 #   the one saved by the last successful build, the site is up to date.
-EXEC_INPUTS := index.md chapters appendix _config.yml _toc.yml src/matgrad
+EXEC_INPUTS := index.md chapters further appendix _config.yml _toc.yml src/matgrad
 SITE_INPUTS := $(EXEC_INPUTS) _static _ext $(wildcard locales) Makefile \
                requirements.txt requirements-dev.txt constraints.txt package-lock.json
 digest = find $(1) -type f -not -path '*/__pycache__/*' -not -path '*/.ipynb_checkpoints/*' \
@@ -107,8 +107,10 @@ book: $(STAMP) $(MATHJAX_OUT) $(PKG_STAMP)
 	    echo; echo "===== execution report: $$f"; cat "$$f"; done; \
 	  echo "make book: the build failed (exit $$status); reports above." >&2; exit $$status; fi
 
+# Two pytest workers (pytest-xdist): the page executions and browser checks
+# are independent, and the machine this targets has two cores.
 test: book
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2
 
 serve: book
 	@echo "Serving $(HTML) at http://127.0.0.1:8000/ (Ctrl-C to stop)"

@@ -46,11 +46,13 @@ RAW_MYST = {
     "directive option": re.compile(r"(?<![\w:]):(class|label|tags|name|alt|width):\s"),
 }
 
-# Text of every markdown cell's rendered form, without code, math source or editors.
+# Text of every markdown cell's rendered form, without code, math or editors
+# (rendered math such as "tr(G^H T dB) =" would otherwise look like a label).
 MARKDOWN_JS = """() => Array.from(document.querySelectorAll('.jp-MarkdownCell')).map(cell => {
   const copy = cell.cloneNode(true);
   copy.querySelectorAll('.jp-InputArea-editor, .cm-editor, .jp-InputPrompt, pre, code,'
-                        + ' annotation, .katex-mathml, script, style').forEach(e => e.remove());
+                        + ' annotation, .katex, .math, mjx-container, script, style')
+    .forEach(e => e.remove());
   return copy.textContent;
 })"""
 # Per code cell, in order: its prompt and whether it shows an error or stderr.
