@@ -19,7 +19,7 @@ JB_FLAGS := -W -n --keep-going
 # lacks a package), not about the book.
 PIP_QUIET := -qq --disable-pip-version-check
 
-.PHONY: book test serve clean bench lab lock venv
+.PHONY: book test serve clean bench lab lock venv translations
 
 venv: $(STAMP)
 
@@ -51,7 +51,7 @@ PKG_STAMP := _build/.matgrad-sources
 
 $(PKG_STAMP): $(PKG_SOURCES)
 	@if [ -e $@ ]; then echo "matgrad changed: every page will be executed again"; fi
-	rm -rf _build/.jupyter_cache _build/jupyter_execute _build/.doctrees
+	rm -rf _build/.jupyter_cache _build/jupyter_execute _build/.doctrees _build/zh_CN
 	@mkdir -p _build && touch $@
 
 # Work that cannot matter is skipped, by content digests (sha256 of every file,
@@ -65,7 +65,7 @@ EXEC_INPUTS := index.md chapters further appendix _config.yml _toc.yml src/matgr
 SITE_INPUTS := $(EXEC_INPUTS) _static _ext $(wildcard locales) Makefile \
                requirements.txt requirements-dev.txt constraints.txt package-lock.json
 digest = find $(1) -type f -not -path '*/__pycache__/*' -not -path '*/.ipynb_checkpoints/*' \
-         -not -name '*.pyc' -not -name '*.ipynb' -print0 | LC_ALL=C sort -z \
+         -not -name '*.pyc' -not -name '*.ipynb' -not -name '*.mo' -print0 | LC_ALL=C sort -z \
          | xargs -0 sha256sum | sha256sum | cut -d' ' -f1
 EXEC_OK := _build/.jupyter_cache/.executed-inputs
 # Sphinx re-writes a page only when the page (or the configuration) changed;
@@ -80,30 +80,26 @@ CODE_OK := _build/.site-code
 # digest of SITE_INPUTS); without it, Sphinx's saved environment is forgotten
 # and every page is re-read (executed ones still come from the cache).
 BOOK_OK := _build/.book-succeeded
-# The Sphinx build (one line, so that another edition can be added beside it).
-# -q: Sphinx's progress lines are left out, its warnings and errors are not;
-# jupyter-book's own banner goes to _build/jupyter-book.log.
-JB_BUILD = $(BIN)/jupyter-book build . $(JB_FLAGS) $$all -q >_build/jupyter-book.log
+# The Sphinx builds: English (_build/html) and Chinese (_build/html/zh_CN),
+# side by side, both from the execution cache (_ext/build_site.py).
+JB_BUILD = $(BIN)/python _ext/build_site.py $$all
 
 book: $(STAMP) $(MATHJAX_OUT) $(PKG_STAMP)
 	@site=$$($(call digest,$(SITE_INPUTS))); \
 	if [ -e $(BOOK_OK) ] && [ -e $(HTML)/index.html ] && [ "$$(cat $(BOOK_OK))" = "$$site" ]; then \
 	  echo "make book: nothing changed since the last successful build ($(HTML))"; exit 0; fi; \
-	[ -e $(BOOK_OK) ] || rm -rf _build/.doctrees; \
-	rm -rf $(HTML)/reports $(BOOK_OK); \
+	[ -e $(BOOK_OK) ] || rm -rf _build/.doctrees _build/zh_CN/.doctrees; \
+	rm -rf $(HTML)/reports _build/zh_CN/html/reports $(BOOK_OK); \
 	code=$$($(call digest,$(CODE_INPUTS))); all=; \
 	[ -e $(CODE_OK) ] && [ "$$(cat $(CODE_OK))" = "$$code" ] || all=--all; \
 	exec=$$($(call digest,$(EXEC_INPUTS))); \
 	if [ ! -e $(EXEC_OK) ] || [ "$$(cat $(EXEC_OK))" != "$$exec" ]; then \
 	  $(BIN)/python _ext/execute_pages.py; echo "$$exec" > $(EXEC_OK); fi; \
-	start=$$(date +%s%N); \
 	if $(JB_BUILD); then \
 	  echo "$$site" > $(BOOK_OK); echo "$$code" > $(CODE_OK); \
-	  tenths=$$(( ($$(date +%s%N) - start) / 100000000 )); \
-	  echo "built $(HTML) in $$((tenths / 10)).$$((tenths % 10)) s"; \
 	else \
-	  status=$$?; cat _build/jupyter-book.log; \
-	  for f in $$(find $(HTML)/reports -name '*.log' 2>/dev/null | sort); do \
+	  status=$$?; \
+	  for f in $$(find $(HTML)/reports _build/zh_CN/html/reports -name '*.log' 2>/dev/null | sort); do \
 	    echo; echo "===== execution report: $$f"; cat "$$f"; done; \
 	  echo "make book: the build failed (exit $$status); reports above." >&2; exit $$status; fi
 
@@ -113,7 +109,7 @@ test: book
 	$(BIN)/python -m pytest -n 2
 
 serve: book
-	@echo "Serving $(HTML) at http://127.0.0.1:8000/ (Ctrl-C to stop)"
+	@echo "Serving $(HTML) at http://127.0.0.1:8000/ (English) and http://127.0.0.1:8000/zh_CN/ (中文); Ctrl-C stops"
 	$(BIN)/python -m http.server 8000 --bind 127.0.0.1 --directory $(HTML)
 
 # JupyterLab from the pinned venv; binder/postBuild (the same script Binder runs)
@@ -121,6 +117,15 @@ serve: book
 lab: $(STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" bash binder/postBuild
 	$(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 $$([ "$$(id -u)" = 0 ] && echo --allow-root)
+
+# After the English changes: extract the messages again (_build/gettext) and
+# merge them into locales/zh_CN (new messages empty, changed ones fuzzy), then
+# list what needs translating. README.md, "Updating the translation".
+translations: $(STAMP)
+	$(BIN)/python _ext/execute_pages.py
+	$(BIN)/python _ext/build_site.py --gettext
+	$(BIN)/sphinx-intl update -p _build/gettext -l zh_CN -d locales -w 0 | grep -v '^Not Changed' || true
+	$(BIN)/python tests/i18n_checks.py | tail -n 40
 
 bench: book
 	$(BIN)/python benchmarks/build_time.py
@@ -137,4 +142,5 @@ lock:
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis
+	find locales -name '*.mo' -delete 2>/dev/null || true
 	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +

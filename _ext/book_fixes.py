@@ -23,18 +23,42 @@ The HTML fixes are applied to each page as the builder renders it.
 
 (The theme's "Got invalid theme mode" console error is fixed in _config.yml,
 by ``html_context: {default_mode: auto}``.)
+
+For the Chinese edition (``language = zh_CN``, built by _ext/build_site.py):
+
+- Every page links to the same page in the other edition (a button in the
+  article header, and ``<link rel="alternate" hreflang>`` in the head). The
+  English site is at the top of _build/html, the Chinese one at zh_CN/.
+- A translated paragraph is parsed again on its own, as a small document
+  that knows nothing of the page's notebook, so myst-nb's ``{glue:text}``
+  found no glued value in it. Glue lookups that fail there fall back to the
+  notebook of the page being read.
+- Messages with no translation (missing from the catalog, empty or fuzzy)
+  are collected just before Sphinx's Locale transform sees them, and the
+  build writes them to ``untranslated.json`` beside the output folder; the
+  tests fail on any.
+- jieba (Sphinx's Chinese search segments text with it) prints its progress
+  through its own logger; it is quietened to warnings.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import re
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.transforms import SphinxTransform
+from sphinx.util.i18n import docname_to_domain
+from sphinx.util.nodes import extract_messages
 
 # (pattern, replacement, how many matches a page must have at most): exact
 # and narrow, so that a theme update that changes the markup is noticed by
 # the accessibility test rather than silently half-fixed.
 _SEARCH_FIELD = re.compile(
-    r'(<button class="btn search-button-field search-button__button[^"]*" title="Search") '
-    r'aria-label="Search"')
+    r'(<button class="btn search-button-field search-button__button[^"]*" title="[^"]+") '
+    r'aria-label="[^"]+"')
 _THEME_ICON = re.compile(
     r'(<i class="theme-switch fa-solid [^"]*" data-mode="\w+")\s+title="[^"]*"')
 _BIBLIOENTRY = re.compile(r'(<div class="citation" id="[^"]+") role="doc-biblioentry"')
@@ -75,7 +99,189 @@ def _fix_rendered_pages(app):
     templates.render = render_fixed
 
 
+# ---- the two editions ---------------------------------------------------
+
+TEMPLATES = Path(__file__).parent / "templates"
+# The other edition of a page, relative to the page (English at the top of
+# the site, Chinese under zh_CN/).
+EDITION_LINKS = {
+    "en": {"lang": "zh-CN", "label": "中文", "title": "阅读本页的中文版",
+           "prefix": "zh_CN/", "up": 0},
+    "zh_CN": {"lang": "en", "label": "English", "title": "Read this page in English",
+              "prefix": "", "up": 1},
+}
+
+
+def _is_english(config) -> bool:
+    return (config.language or "en") == "en"
+
+
+def _configure(app, config):
+    config.templates_path = [*config.templates_path, str(TEMPLATES)]
+    header = config.html_theme_options.setdefault(
+        "article_header_end", ["article-header-buttons.html"])
+    if isinstance(header, str):
+        header = [h.strip() for h in header.split(",") if h.strip()]
+    config.html_theme_options["article_header_end"] = ["language-switch.html", *header]
+    if not _is_english(config):
+        _patch_glue()
+        try:
+            import jieba
+            jieba.setLogLevel(logging.WARNING)
+        except ImportError:  # pragma: no cover - pinned in requirements-dev.txt
+            pass
+
+
+def _edition_link(app, pagename, templatename, context, doctree):
+    edition = "en" if _is_english(app.config) else app.config.language
+    link = EDITION_LINKS.get(edition)
+    if link is None:
+        return
+    up = "../" * (pagename.count("/") + link["up"])
+    href = f"{up}{link['prefix']}{pagename}.html"
+    context["matgrad_other_edition"] = {**link, "href": href}
+    context["metatags"] = context.get("metatags", "") + (
+        f'\n<link rel="alternate" hreflang="{link["lang"]}" href="{href}" />')
+
+
+def _patch_glue():
+    """Glue lookups from a translated paragraph read the page's glued values.
+
+    myst-nb writes a page's glued values to ``<page>.glue.json`` in its output
+    folder while it parses the page, before Sphinx's Locale transform parses
+    the translated paragraphs; only ``{glue:text}`` (text/plain) is used in
+    this book's prose.
+    """
+    from myst_nb.ext.glue import directives, roles, utils
+
+    if getattr(utils.retrieve_glue_data, "matgrad_fallback", False):
+        return
+    original = utils.retrieve_glue_data
+
+    def retrieve_glue_data(document, key):
+        try:
+            return original(document, key)
+        except utils.RetrievalError:
+            env = getattr(document.settings, "env", None)
+            if env is None or "nb_renderer" in document:
+                raise
+            path = Path(env.mystnb_config.output_folder, f"{env.docname}.glue.json")
+            glued = json.loads(path.read_text("utf8")) if path.exists() else {}
+            if key not in glued:
+                raise
+            return utils.VariableOutput(data=glued[key]["data"],
+                                        metadata=glued[key].get("metadata", {}),
+                                        nb_renderer=None, vtype="glue")
+
+    retrieve_glue_data.matgrad_fallback = True
+    for module in (utils, roles, directives):
+        module.retrieve_glue_data = retrieve_glue_data
+
+
+def _catalog(env, docname) -> dict[str, str]:
+    from sphinx.locale import init as init_locale
+
+    dirs = [str(Path(env.srcdir) / d) for d in env.config.locale_dirs]
+    domain = docname_to_domain(docname, env.config.gettext_compact)
+    catalog, found = init_locale(dirs, env.config.language, domain)
+    merged: dict[str, str] = {}
+    while found and catalog is not None:
+        merged = {**getattr(catalog, "_catalog", {}), **merged}
+        catalog = catalog._fallback
+    return merged
+
+
+class TranslationCheck(SphinxTransform):
+    """Note the page's untranslated messages.
+
+    Runs on every page just before Sphinx's Locale transform (priority 20),
+    which looks up the same messages in the same catalog.
+    """
+
+    default_priority = 19
+
+    def apply(self, **kwargs):
+        if _is_english(self.config) or str(self.document.get("source", "")).endswith(
+                "<translated>"):
+            return  # the English edition, or a translated paragraph being parsed
+        catalog = _catalog(self.env, self.env.docname)
+        # (The front matter, still a field list at the top of the document
+        # here, is never shown: it becomes docinfo, which Sphinx keeps as page
+        # metadata and drops from the page.)
+        missing = [msg for node, msg in extract_messages(self.document)
+                   if not catalog.get(msg, "").strip()
+                   and not _in_front_matter(node)]
+        store = getattr(self.env, "matgrad_untranslated", {})
+        store[self.env.docname] = sorted(set(missing))
+        self.env.matgrad_untranslated = store
+
+
+class TranslateToctrees(SphinxTransform):
+    """Translate the captions of the toctrees that _toc.yml makes.
+
+    sphinx-external-toc inserts them at priority 100, after the Locale
+    transform (20) has translated the rest of the page, so their captions
+    ("Chapters", ...) would stay in English; the gettext builder, which reads
+    the finished page, does extract them.
+    """
+
+    default_priority = 101
+
+    def apply(self, **kwargs):
+        if _is_english(self.config):
+            return
+        from sphinx import addnodes
+
+        catalog = _catalog(self.env, self.env.docname)
+        store = getattr(self.env, "matgrad_untranslated", {})
+        for toctree in self.document.findall(addnodes.toctree):
+            for msg in toctree.extract_original_messages():
+                if catalog.get(msg, "").strip():
+                    toctree.apply_translated_message(msg, catalog[msg])
+                else:
+                    store.setdefault(self.env.docname, []).append(msg)
+        self.env.matgrad_untranslated = store
+
+
+def _in_front_matter(node) -> bool:
+    while node is not None:
+        if isinstance(node, nodes.docinfo) or (
+                isinstance(node, nodes.field_list) and isinstance(node.parent, nodes.document)):
+            return True
+        node = node.parent
+    return False
+
+
+def _purge(app, env, docname):
+    getattr(env, "matgrad_untranslated", {}).pop(docname, None)
+
+
+def _merge(app, env, docnames, other):
+    store = getattr(env, "matgrad_untranslated", {})
+    for docname in docnames:
+        if docname in getattr(other, "matgrad_untranslated", {}):
+            store[docname] = other.matgrad_untranslated[docname]
+    env.matgrad_untranslated = store
+
+
+def _write_untranslated(app, exception):
+    if exception is not None or _is_english(app.config) or app.builder.format != "html":
+        return
+    store = getattr(app.env, "matgrad_untranslated", {})
+    report = {doc: msgs for doc, msgs in sorted(store.items())
+              if msgs and doc in app.env.found_docs}
+    path = Path(app.outdir).parent / "untranslated.json"
+    path.write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf8")
+
+
 def setup(app):
+    app.connect("config-inited", _configure)
     app.connect("html-page-context", _drop_thebe, priority=900)
+    app.connect("html-page-context", _edition_link)
     app.connect("builder-inited", _fix_rendered_pages)
+    app.add_transform(TranslationCheck)
+    app.add_transform(TranslateToctrees)
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)
+    app.connect("build-finished", _write_untranslated)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

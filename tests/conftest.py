@@ -36,6 +36,23 @@ def toc_pages() -> list[Path]:
     return [p.relative_to(ROOT) for p in build_helper().toc_pages()]
 
 
+# The book's editions: the English site at the top of _build/html, each
+# translation in a folder of its own (see _ext/build_site.py).
+TRANSLATIONS = ("zh_CN",)
+
+
+def site_pages() -> list[Path]:
+    """Every page of every edition, as paths in the built site's terms
+    (``chapters/04_vjp.md``, ``zh_CN/chapters/04_vjp.md``)."""
+    pages = toc_pages()
+    return pages + [Path(lang) / p for lang in TRANSLATIONS for p in pages]
+
+
+def source_page(page: Path) -> Path:
+    """The source page behind a page of any edition."""
+    return Path(*page.parts[1:]) if page.parts[0] in TRANSLATIONS else page
+
+
 def require_or_skip(reason: str):
     """Skip with ``reason`` outside CI; in CI (CI=true) a missing piece is a failure."""
     if IN_CI:

@@ -19,7 +19,7 @@ import json
 
 import pytest
 
-from conftest import ROOT, page_url, require_or_skip, toc_pages
+from conftest import ROOT, page_url, require_or_skip, site_pages
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 REPORT = ROOT / "_build" / "a11y.json"
@@ -58,7 +58,7 @@ def report():
 
 
 @pytest.mark.site
-@pytest.mark.parametrize("page", toc_pages(), ids=str)
+@pytest.mark.parametrize("page", site_pages(), ids=str)
 def test_page_has_no_serious_accessibility_violation(page, server, browser, axe_source):
     first = next(iter(VIEWS.values()))
     context = browser.new_context(viewport={"width": first[1], "height": 900})

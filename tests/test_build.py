@@ -25,10 +25,10 @@ def test_excluded_pages_have_no_code():
         assert not [c for c in nb.cells if c.cell_type == "code"], f"{page} has code but is not executed"
 
 
-def test_makefile_runs_the_helper_before_jupyter_book():
+def test_makefile_runs_the_helper_before_the_sphinx_builds():
     makefile = (ROOT / "Makefile").read_text()
     recipe = makefile[makefile.index("\nbook:"):]
-    assert "jupyter-book build" in makefile[:makefile.index("\nbook:")]  # JB_BUILD
+    assert "_ext/build_site.py" in makefile[:makefile.index("\nbook:")]  # JB_BUILD
     assert recipe.index("_ext/execute_pages.py") < recipe.index("$(JB_BUILD)")
 
 

@@ -1,4 +1,4 @@
-"""Every local link and #anchor in the built site resolves."""
+"""Every local link and #anchor in the built site (both editions) resolves."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from conftest import toc_pages
+from conftest import site_pages
 
 
 class _Page(HTMLParser):
@@ -39,7 +39,7 @@ def _parse(path: Path, cache: dict) -> _Page:
 def test_every_local_link_resolves(built_site):
     cache: dict = {}
     checked, broken = 0, []
-    pages = [built_site / p.with_suffix(".html") for p in toc_pages()]
+    pages = [built_site / p.with_suffix(".html") for p in site_pages()]
     for page in pages:
         for href in _parse(page, cache).links:
             url = urlparse(href)

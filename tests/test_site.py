@@ -1,6 +1,6 @@
 """The built site, opened page by page in headless Chromium.
 
-For every page in _toc.yml: no console error, no request leaving this
+For every page in _toc.yml, in both editions (English, and Chinese under zh_CN/): no console error, no request leaving this
 machine, math typeset by the MathJax the book serves, images loaded and
 described, no log text or warnings in outputs, no horizontal scroll at 1280
 pixels, and a Binder button that opens this page's source.  Full-page
@@ -18,7 +18,7 @@ from urllib.parse import urlparse
 import pytest
 import yaml
 
-from conftest import LOG_NOISE, ROOT, lab_urlpath, page_url, toc_pages
+from conftest import LOG_NOISE, ROOT, lab_urlpath, page_url, site_pages, source_page
 
 SHOTS = ROOT / "_build" / "screenshots"
 LOCAL = {"127.0.0.1", "localhost"}
@@ -48,7 +48,7 @@ def _binder_url(page: Path) -> str:
 
 
 @pytest.mark.site
-@pytest.mark.parametrize("page", toc_pages(), ids=str)
+@pytest.mark.parametrize("page", site_pages(), ids=str)
 def test_page_in_chromium(page, server, browser):
     url = page_url(server, page)
     context = browser.new_context(viewport={"width": 1280, "height": 900})
@@ -83,7 +83,7 @@ def test_page_in_chromium(page, server, browser):
 
     binder = tab.evaluate("""() => Array.from(document.querySelectorAll('a'))
         .map(a => a.href).filter(h => h.includes('/v2/gh/'))""")
-    assert _binder_url(page) in binder, f"{page}: Binder links {binder}"
+    assert _binder_url(source_page(page)) in binder, f"{page}: Binder links {binder}"
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     name = page.with_suffix("").as_posix().replace("/", "__")

@@ -1,0 +1,147 @@
+"""Build the book's editions with Sphinx, from the execution cache.
+
+    python _ext/build_site.py [--all]            both editions, side by side
+    python _ext/build_site.py --gettext          the message catalogs (.pot)
+
+`make book` runs this after `_ext/execute_pages.py` has filled the execution
+cache, so no page runs here: both editions read the same cached outputs.
+
+- English: `_build/html/` (doctrees in `_build/.doctrees`).
+- Chinese (zh_CN): built in `_build/zh_CN/` and copied to `_build/html/zh_CN/`.
+  It is the same book with `language = zh_CN`: Sphinx's i18n replaces every
+  message (heading, paragraph, caption, ...) by its translation from
+  `locales/zh_CN/LC_MESSAGES/<page>.po`; code, outputs and glued numbers come
+  from the same cache as the English pages. The build writes the messages it
+  found no translation for to `_build/zh_CN/untranslated.json`
+  (`_ext/book_fixes.py`); this script prints how many, and the tests fail on
+  any.
+- `--gettext`: `_build/gettext/<page>.pot`, the messages of every page, which
+  `make translations` merges into the .po files with sphinx-intl.
+
+The two editions are built by two processes at once (the machine this targets
+has two cores). Each writes its log to `_build/sphinx-<edition>.log`; with
+`-W` any warning is an error, and on failure the log is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILD = ROOT / "_build"
+CACHE = BUILD / ".jupyter_cache"
+LOCALES = ROOT / "locales"
+
+# Each edition: where Sphinx writes it, and what differs from _config.yml.
+# The zh_CN title lives here (html_title is configuration, not a message).
+EDITIONS = {
+    "en": {
+        "out": BUILD / "html", "doctrees": BUILD / ".doctrees", "builder": "html",
+        "overrides": {},
+    },
+    "zh_CN": {
+        "out": BUILD / "zh_CN" / "html", "doctrees": BUILD / "zh_CN" / ".doctrees",
+        "builder": "html",
+        "overrides": {"language": "zh_CN", "html_title": "矩阵的梯度",
+                      "project": "矩阵的梯度"},
+    },
+    "gettext": {
+        "out": BUILD / "gettext", "doctrees": BUILD / "gettext-doctrees",
+        "builder": "gettext", "overrides": {},
+    },
+}
+# Where the Chinese site is published, inside the English one.
+ZH_SITE = BUILD / "html" / "zh_CN"
+UNTRANSLATED = BUILD / "zh_CN" / "untranslated.json"
+
+
+def sphinx_build(edition: str, fresh: bool) -> int:
+    """One Sphinx build (in this process), as `jupyter-book build . -W -n --keep-going -q`."""
+    from jupyter_book.sphinx import build_sphinx
+
+    spec = EDITIONS[edition]
+    overrides = {
+        "external_toc_path": str(ROOT / "_toc.yml"),
+        "nitpicky": True,
+        "latex_individualpages": False,
+        # One execution cache for every edition (myst-nb would otherwise look
+        # for it beside each output folder, and run every page again).
+        "nb_execution_cache_path": str(CACHE),
+        **spec["overrides"],
+    }
+    result = build_sphinx(
+        ROOT, spec["out"], noconfig=True, path_config=ROOT / "_config.yml",
+        confoverrides=overrides, doctreedir=spec["doctrees"], builder=spec["builder"],
+        warningiserror=True, keep_going=True, freshenv=fresh, quiet=True,
+    )
+    if isinstance(result, Exception):
+        raise result
+    return int(result or 0)
+
+
+def build_editions(editions: list[str], fresh: bool) -> int:
+    """Build ``editions`` in parallel processes; print the logs of any that failed."""
+    BUILD.mkdir(exist_ok=True)
+    procs = {}
+    for edition in editions:
+        log = BUILD / f"sphinx-{edition}.log"
+        cmd = [sys.executable, __file__, "--edition", edition] + (["--all"] if fresh else [])
+        with open(log, "w") as handle:
+            procs[edition] = (subprocess.Popen(cmd, stdout=handle, stderr=subprocess.STDOUT,
+                                               cwd=ROOT), log)
+    status = 0
+    for edition, (proc, log) in procs.items():
+        if proc.wait() != 0:
+            status = proc.returncode
+            print(f"===== {edition}: Sphinx failed (exit {proc.returncode}); {log}:")
+            print(log.read_text())
+    return status
+
+
+def publish_zh() -> None:
+    """Copy the Chinese site into the English one, at zh_CN/."""
+    shutil.rmtree(ZH_SITE, ignore_errors=True)
+    shutil.copytree(EDITIONS["zh_CN"]["out"], ZH_SITE)
+
+
+def report_untranslated() -> None:
+    found = json.loads(UNTRANSLATED.read_text()) if UNTRANSLATED.exists() else {}
+    count = sum(len(v) for v in found.values())
+    if count:
+        print(f"zh_CN: {count} messages have no translation yet and show in English "
+              f"(listed in {UNTRANSLATED.relative_to(ROOT)}); README.md, "
+              f"'Updating the translation', says what to do.")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--all", action="store_true", help="re-read every page")
+    parser.add_argument("--gettext", action="store_true", help="write the .pot catalogs")
+    parser.add_argument("--edition", choices=sorted(EDITIONS), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+
+    if args.edition:  # a child process: one build
+        os.chdir(ROOT)
+        return sphinx_build(args.edition, args.all)
+    if args.gettext:
+        return build_editions(["gettext"], fresh=True)
+
+    start = time.perf_counter()
+    status = build_editions(["en", "zh_CN"], args.all)
+    if status == 0:
+        publish_zh()
+        report_untranslated()
+        print(f"built {EDITIONS['en']['out'].relative_to(ROOT)} (English) and "
+              f"{ZH_SITE.relative_to(ROOT)} (中文) in {time.perf_counter() - start:.1f} s")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

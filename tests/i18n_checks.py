@@ -1,0 +1,160 @@
+"""Checks of the Chinese catalogs, locales/zh_CN/LC_MESSAGES/*.po.
+
+Used by tests/test_i18n.py, and runnable while translating:
+
+    .venv/bin/python tests/i18n_checks.py [file.po ...]
+
+prints every problem as "file: message: problem" (all catalogs by default).
+
+A message passes when
+- it has a translation (not empty) and is not marked fuzzy;
+- its MyST markup survived: the same inline code spans, the same inline and
+  display math, and the same roles with the same targets ({ref}`text <target>`
+  may translate its text; {term}`upstream gradient` becomes
+  {term}`上游梯度 <upstream gradient>`, the English term kept as the target);
+- a message with English prose has Chinese in its translation;
+- where the English uses a term of the glossary's term table
+  (appendix/glossary.md, "The same terms in Chinese"), the translation uses
+  that table's Chinese term.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCALE = ROOT / "locales" / "zh_CN" / "LC_MESSAGES"
+
+ROLE = re.compile(r"\{([a-z:]+)\}`([^`]*)`")
+CODE = re.compile(r"(?<![`}])`([^`]+)`")
+MATH = re.compile(r"\$\$.*?\$\$|\$[^$\n]+\$", re.S)
+CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def catalogs() -> list[Path]:
+    return sorted(LOCALE.rglob("*.po"))
+
+
+def read(path: Path):
+    from babel.messages.pofile import read_po
+
+    with path.open("rb") as handle:
+        return read_po(handle)
+
+
+def role_targets(text: str) -> Counter:
+    found = Counter()
+    for name, body in ROLE.findall(text):
+        target = re.search(r"<([^<>]*)>\s*$", body)
+        key = (target.group(1) if target else body).strip()
+        if name == "term":
+            key = key.lower()
+        found[(name, key)] += 1
+    return found
+
+
+def code_spans(text: str) -> Counter:
+    return Counter(CODE.findall(ROLE.sub("", text)))
+
+
+def maths(text: str) -> Counter:
+    without = CODE.sub("", ROLE.sub("", text))
+    return Counter(m.strip() for m in MATH.findall(without))
+
+
+def prose(text: str) -> str:
+    """The words of a message that a reader reads as English prose."""
+    text = re.sub(r"\{(?:ref|numref|doc|term)\}`([^`<]*)<[^`]*>`", r"\1", text)
+    text = re.sub(r"\{term\}`([^`]*)`", r"\1", text)
+    text = ROLE.sub("", text)
+    text = CODE.sub("", text)
+    text = MATH.sub("", text)
+    text = re.sub(r"\\[a-zA-Z]+|https?://\S+", "", text)
+    return text
+
+
+def needs_translation(msgid: str) -> bool:
+    if msgid.startswith("\n") or msgid.startswith("{\"") or msgid in ("jupytext", "kernelspec"):
+        return False
+    return bool(re.search(r"[A-Za-z]{2,}", prose(msgid)))
+
+
+def term_table() -> list[tuple[str, str]]:
+    """(English, Chinese) rows of the glossary's term table, longest English first."""
+    text = (ROOT / "appendix" / "glossary.md").read_text("utf8")
+    section = text[text.index("(glossary-zh-terms)="):]
+    rows = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and CJK.search(cells[1]) and not cells[0].startswith("-"):
+            if cells[0] == "English":
+                continue
+            english = re.sub(r"\s*\(.*\)", "", cells[0].strip("*"))
+            chinese = re.sub(r"\s*\(.*\)", "", cells[1])
+            rows.append((english, chinese))
+    return sorted(rows, key=lambda r: -len(r[0]))
+
+
+def term_problems(msgid: str, msgstr: str, table) -> list[str]:
+    english = prose(msgid)
+    problems = []
+    for term, chinese in table:
+        pattern = re.compile(r"\b" + re.escape(term).replace(r"\ ", r"[\s-]") + r"(s|es)?\b",
+                             re.I)
+        if pattern.search(english):
+            english = pattern.sub(" ", english)
+            if chinese not in msgstr:
+                problems.append(f"uses '{term}' but not '{chinese}'")
+    return problems
+
+
+def problems(path: Path) -> list[tuple[str, str]]:
+    """(message, problem) for every failing message of one catalog."""
+    table = term_table()
+    found = []
+    for message in read(path):
+        msgid, msgstr = message.id, message.string
+        if not msgid or isinstance(msgid, tuple):
+            continue
+        short = msgid if len(msgid) < 70 else msgid[:67] + "..."
+        if message.fuzzy:
+            found.append((short, "fuzzy (the English changed: check the translation, "
+                                 "then remove the '#, fuzzy' line)"))
+            continue
+        if not msgstr.strip():
+            found.append((short, "not translated"))
+            continue
+        for name, get in (("roles", role_targets), ("code", code_spans), ("math", maths)):
+            if get(msgid) != get(msgstr):
+                missing = get(msgid) - get(msgstr)
+                extra = get(msgstr) - get(msgid)
+                found.append((short, f"{name} differ: missing {sorted(missing)}, "
+                                     f"added {sorted(extra)}"))
+        if needs_translation(msgid) and not CJK.search(msgstr) and msgid != msgstr:
+            found.append((short, "the translation has no Chinese"))
+        if needs_translation(msgid) and msgid == msgstr and CJK.search(msgid) is None \
+                and len(prose(msgid).split()) > 3:
+            found.append((short, "left in English"))
+        if msgstr == msgid:
+            continue  # kept in English on purpose (a name, or the term table's English)
+        for problem in term_problems(msgid, msgstr, table):
+            found.append((short, problem))
+    return found
+
+
+def main(argv: list[str]) -> int:
+    paths = [Path(a).resolve() for a in argv] or catalogs()
+    count = 0
+    for path in paths:
+        for short, problem in problems(path):
+            count += 1
+            print(f"{path.relative_to(LOCALE)}: {short!r}: {problem}")
+    print(f"{count} problems in {len(paths)} catalogs")
+    return 1 if count else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
