@@ -37,8 +37,11 @@ For the Chinese edition (``language = zh_CN``, built by _ext/build_site.py):
   are collected just before Sphinx's Locale transform sees them, and the
   build writes them to ``untranslated.json`` beside the output folder; the
   tests fail on any.
-- jieba (Sphinx's Chinese search segments text with it) prints its progress
-  through its own logger; it is quietened to warnings.
+- Sphinx's Chinese search splits the text into words with jieba, whose
+  dictionary cuts 雅可比矩阵 into 雅 / 可比 / 矩阵, so a search for 雅可比
+  found nothing. The Chinese terms of the glossary's term table (and their
+  parts) go into a jieba user dictionary (``html_search_options["dict"]``).
+  jieba prints its progress through its own logger; it is quietened.
 """
 
 from __future__ import annotations
@@ -130,6 +133,34 @@ def _configure(app, config):
             jieba.setLogLevel(logging.WARNING)
         except ImportError:  # pragma: no cover - pinned in requirements-dev.txt
             pass
+        words = Path(app.outdir).parent / "search-words.txt"
+        words.write_text("".join(f"{w} 1000 n\n" for w in search_words(app.srcdir)), "utf8")
+        config.html_search_options = {**(config.html_search_options or {}),
+                                      "dict": str(words)}
+
+
+def term_table(srcdir) -> list[tuple[str, str]]:
+    """(English, Chinese) rows of the glossary's term table, parentheses dropped."""
+    text = (Path(srcdir) / "appendix" / "glossary.md").read_text("utf8")
+    rows = []
+    for line in text[text.index("(glossary-zh-terms)="):].splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and re.search(r"[\u4e00-\u9fff]", cells[1]) \
+                and cells[0] not in ("English", "英文"):
+            rows.append((re.sub(r"\s*\(.*\)", "", cells[0].strip("*")),
+                         re.sub(r"\s*\(.*\)", "", cells[1])))
+    return rows
+
+
+def search_words(srcdir) -> list[str]:
+    """The Chinese terms and their parts, as words for jieba."""
+    words = set()
+    for _, chinese in term_table(srcdir):
+        words.add(chinese)
+        words.update(p for p in re.split(r"[-\s]", chinese) if len(p) > 1)
+        if chinese.endswith("矩阵") and len(chinese) > 3:
+            words.add(chinese[:-2])  # 雅可比 of 雅可比矩阵
+    return sorted(words)
 
 
 def _edition_link(app, pagename, templatename, context, doctree):

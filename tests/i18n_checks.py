@@ -83,19 +83,14 @@ def needs_translation(msgid: str) -> bool:
 
 
 def term_table() -> list[tuple[str, str]]:
-    """(English, Chinese) rows of the glossary's term table, longest English first."""
-    text = (ROOT / "appendix" / "glossary.md").read_text("utf8")
-    section = text[text.index("(glossary-zh-terms)="):]
-    rows = []
-    for line in section.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 2 and CJK.search(cells[1]) and not cells[0].startswith("-"):
-            if cells[0] == "English":
-                continue
-            english = re.sub(r"\s*\(.*\)", "", cells[0].strip("*"))
-            chinese = re.sub(r"\s*\(.*\)", "", cells[1])
-            rows.append((english, chinese))
-    return sorted(rows, key=lambda r: -len(r[0]))
+    """(English, Chinese) rows of the glossary's term table, longest English first
+    (read by the book's own extension, which also gives them to the search)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("book_fixes", ROOT / "_ext" / "book_fixes.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return sorted(module.term_table(ROOT), key=lambda r: -len(r[0]))
 
 
 def term_problems(msgid: str, msgstr: str, table) -> list[str]:
