@@ -16,6 +16,11 @@ a failure: a page that fails is not cached, its failing cell's report
 book` stops there and the next build runs the page again. A page whose key
 did not match would simply be executed again by jupyter-book.
 
+Each kernel is forked from one process that imported TensorFlow, SymPy and
+matplotlib once (``_ext/kernel_zygote.py``): importing TensorFlow in every
+kernel was half the CPU time of a cold build. ``MATGRAD_ZYGOTE_OFF=1``
+starts ordinary kernels instead.
+
 Kernels talk to this process over Unix sockets in a private temporary folder
 (``kernel_config``), not over TCP on localhost: nothing listens on a port,
 and ipykernel has no reason to warn that its traffic is unencrypted.
@@ -133,7 +138,13 @@ def main() -> int:
     print(f"executing {len(todo)} page(s), {args.jobs} at a time", flush=True)
     start = time.perf_counter()
     failed = []
-    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+    zygote = contextlib.nullcontext()
+    if os.environ.get("MATGRAD_ZYGOTE_OFF") != "1":
+        sys.path.insert(0, str(Path(__file__).parent))
+        from kernel_zygote import Zygote  # kernels forked after one import of TensorFlow
+
+        zygote = Zygote()
+    with zygote, ProcessPoolExecutor(max_workers=args.jobs) as pool:
         futures = [pool.submit(execute, str(p), timeout) for p in todo]
         for future in as_completed(futures):
             path, nb, seconds, error = future.result()

@@ -43,3 +43,34 @@ def test_makefile_skip_covers_every_input_of_the_site():
     folders = {p.parts[0] if len(p.parts) > 1 else str(p) for p in toc_pages()}
     for name in sorted(folders) + ["_config.yml", "_toc.yml", "src/matgrad"]:
         assert name in exec_line.split(), f"EXEC_INPUTS misses {name} (a page of the book lives there)"
+
+
+def test_forked_kernels_are_fresh_and_show_figures(tmp_path):
+    """A kernel from the build's zygote (_ext/kernel_zygote.py): TensorFlow is
+    already imported, but the kernel runs in the page's folder with the
+    manager's environment, shows a matplotlib figure, and stops cleanly."""
+    import importlib.util
+    import os
+
+    import nbformat
+    from nbclient import NotebookClient
+
+    spec = importlib.util.spec_from_file_location("kernel_zygote", ROOT / "_ext" / "kernel_zygote.py")
+    zygote = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(zygote)
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("import os, sys\n"
+                                  "print('tensorflow' in sys.modules, os.getcwd(),"
+                                  " os.environ.get('MATGRAD_PROBE'))"),
+        nbformat.v4.new_code_cell("import matplotlib.pyplot as plt\nplt.plot([0, 1])"),
+    ])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    os.environ["MATGRAD_PROBE"] = "seen"
+    try:
+        with build_helper().kernel_config() as config, zygote.Zygote():
+            NotebookClient(nb, kernel_name="python3", timeout=120, config=config,
+                           resources={"metadata": {"path": str(tmp_path)}}).execute()
+    finally:
+        os.environ.pop("MATGRAD_PROBE")
+    assert nb.cells[0].outputs[0]["text"].split() == ["True", str(tmp_path), "seen"]
+    assert any("image/png" in out.get("data", {}) for out in nb.cells[1].outputs)
