@@ -50,7 +50,7 @@ EDITIONS = {
         "out": BUILD / "zh_CN" / "html", "doctrees": BUILD / "zh_CN" / ".doctrees",
         "builder": "html",
         "overrides": {"language": "zh_CN", "html_title": "矩阵的梯度",
-                      "project": "矩阵的梯度"},
+                      "project": "矩阵的梯度", "author": "matgrad 作者"},
     },
     "gettext": {
         "out": BUILD / "gettext", "doctrees": BUILD / "gettext-doctrees",
