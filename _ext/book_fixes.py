@@ -37,6 +37,10 @@ For the Chinese edition (``language = zh_CN``, built by _ext/build_site.py):
   are collected just before Sphinx's Locale transform sees them, and the
   build writes them to ``untranslated.json`` beside the output folder; the
   tests fail on any.
+- sphinx-exercise's titles ("Exercise 3 (A sandwich)") are not messages
+  for Sphinx: gettext leaves them out and the Chinese page kept them in
+  English. Each exercise's own title becomes a message here (a marker node
+  that gettext extracts), and the Chinese build puts its translation in.
 - Sphinx's Chinese search splits the text into words with jieba, whose
   dictionary cuts 雅可比矩阵 into 雅 / 可比 / 矩阵, so a search for 雅可比
   found nothing. The Chinese terms of the glossary's term table (and their
@@ -52,6 +56,7 @@ import re
 from pathlib import Path
 
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.transforms import SphinxTransform
 from sphinx.util.i18n import docname_to_domain
 from sphinx.util.nodes import extract_messages
@@ -222,6 +227,70 @@ def _catalog(env, docname) -> dict[str, str]:
     return merged
 
 
+class exercise_title_message(nodes.Element, addnodes.translatable):
+    """The text of an exercise's title, as a message (never rendered)."""
+
+    def extract_original_messages(self):
+        return [self["original"]]
+
+    def apply_translated_message(self, original_message, translated_message):
+        if original_message == self["original"]:
+            self["translated"] = translated_message
+
+
+def _exercise_subtitles(document):
+    return [node for node in document.findall(nodes.subtitle)
+            if type(node).__name__ == "exercise_subtitle"]
+
+
+class ExerciseTitleMessages(SphinxTransform):
+    """Put a message marker beside each exercise title (before Locale, 20)."""
+
+    default_priority = 18
+
+    def apply(self, **kwargs):
+        if str(self.document.get("source", "")).endswith("<translated>"):
+            return
+        for subtitle in _exercise_subtitles(self.document):
+            marker = exercise_title_message(original=subtitle.astext())
+            marker.source, marker.line = subtitle.source, subtitle.line
+            # beside the exercise, not in it: sphinx-exercise rebuilds its
+            # nodes after reading
+            exercise = subtitle.parent.parent
+            exercise.parent.insert(exercise.parent.index(exercise) + 1, marker)
+
+
+class ExerciseTitleTranslations(SphinxTransform):
+    """Use the translated exercise titles and drop the markers (after Locale).
+
+    The gettext builder keeps the markers, which is how it extracts them."""
+
+    default_priority = 21
+
+    def apply(self, **kwargs):
+        if self.app.builder.name == "gettext":
+            return
+        for marker in list(self.document.findall(exercise_title_message)):
+            translated = marker.get("translated")
+            exercise = marker.parent[marker.parent.index(marker) - 1]
+            if translated:
+                # the page's exercise, and sphinx-exercise's copy of it, from
+                # which it titles the solution ("Solution to Exercise 3 (...)")
+                copies = [entry["node"] for entry in
+                          getattr(self.env, "sphinx_exercise_registry", {}).values()
+                          if entry.get("docname") == self.env.docname]
+                for node in [exercise, *copies]:
+                    for subtitle in node.findall(nodes.subtitle):
+                        if subtitle.astext() == marker["original"]:
+                            subtitle.children = []
+                            subtitle += nodes.Text(translated)
+            marker.parent.remove(marker)
+
+
+def _skip(self, node):
+    raise nodes.SkipNode
+
+
 class TranslationCheck(SphinxTransform):
     """Note the page's untranslated messages.
 
@@ -239,9 +308,13 @@ class TranslationCheck(SphinxTransform):
         # (The front matter, still a field list at the top of the document
         # here, is never shown: it becomes docinfo, which Sphinx keeps as page
         # metadata and drops from the page.)
+        # (sphinx-exercise titles its exercises and solutions itself, in the
+        # page's language; an exercise's own title is a message of its own,
+        # see ExerciseTitleMessages.)
         missing = [msg for node, msg in extract_messages(self.document)
                    if not catalog.get(msg, "").strip()
-                   and not _in_front_matter(node)]
+                   and not _in_front_matter(node)
+                   and type(node).__name__ not in ("exercise_title", "solution_title")]
         store = getattr(self.env, "matgrad_untranslated", {})
         store[self.env.docname] = sorted(set(missing))
         self.env.matgrad_untranslated = store
@@ -310,7 +383,11 @@ def setup(app):
     app.connect("html-page-context", _drop_thebe, priority=900)
     app.connect("html-page-context", _edition_link)
     app.connect("builder-inited", _fix_rendered_pages)
+    app.add_node(exercise_title_message, html=(_skip, None), latex=(_skip, None),
+                 text=(_skip, None))
+    app.add_transform(ExerciseTitleMessages)
     app.add_transform(TranslationCheck)
+    app.add_transform(ExerciseTitleTranslations)
     app.add_transform(TranslateToctrees)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)
