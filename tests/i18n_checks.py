@@ -72,6 +72,7 @@ def prose(text: str) -> str:
     text = ROLE.sub("", text)
     text = CODE.sub("", text)
     text = MATH.sub("", text)
+    text = re.sub(r"\\(?:begin|end)\{[^}]*\}", "", text)  # TeX environments (outputs)
     text = re.sub(r"\\[a-zA-Z]+|https?://\S+", "", text)
     return text
 
