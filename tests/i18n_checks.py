@@ -11,7 +11,9 @@ A message passes when
 - its MyST markup survived: the same inline code spans, the same inline and
   display math, and the same roles with the same targets ({ref}`text <target>`
   may translate its text; {term}`upstream gradient` becomes
-  {term}`上游梯度 <upstream gradient>`, the English term kept as the target);
+  {term}`上游梯度 <upstream gradient>`, the English term kept as the target;
+  a glued value that is words, not a number, has a Chinese twin glued under
+  the same key plus "_zh", which the translation uses);
 - a message with English prose has Chinese in its translation;
 - where the English uses a term of the glossary's term table
   (appendix/glossary.md, "The same terms in Chinese"), the translation uses
@@ -52,6 +54,8 @@ def role_targets(text: str) -> Counter:
         key = (target.group(1) if target else body).strip()
         if name == "term":
             key = key.lower()
+        if name.startswith("glue") and key.endswith("_zh"):
+            key = key[:-3]  # a page glues words for the Chinese prose under <key>_zh
         found[(name, key)] += 1
     return found
 
