@@ -76,6 +76,14 @@ def sphinx_build(edition: str, fresh: bool) -> int:
         "nb_execution_cache_path": str(CACHE),
         **spec["overrides"],
     }
+    if edition == "gettext":
+        # myst-nb chooses among an output's formats per builder and knows no
+        # choice for gettext: give it the HTML one, so that the messages are
+        # those of the pages people read (the figures' alt texts among them).
+        from myst_nb.core.render import base_render_priority
+
+        overrides["nb_mime_priority_overrides"] = [
+            ("gettext", mime, rank) for mime, rank in base_render_priority()["html"].items()]
     result = build_sphinx(
         ROOT, spec["out"], noconfig=True, path_config=ROOT / "_config.yml",
         confoverrides=overrides, doctreedir=spec["doctrees"], builder=spec["builder"],

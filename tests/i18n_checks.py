@@ -102,7 +102,8 @@ def term_problems(msgid: str, msgstr: str, table) -> list[str]:
     english = prose(msgid)
     problems = []
     for term, chinese in table:
-        pattern = re.compile(r"\b" + re.escape(term).replace(r"\ ", r"[\s-]") + r"(s|es)?\b",
+        # (not inside a dotted name such as tape.jacobian)
+        pattern = re.compile(r"(?<![\w.])" + re.escape(term).replace(r"\ ", r"[\s-]") + r"(s|es)?\b",
                              re.I)
         if pattern.search(english):
             english = pattern.sub(" ", english)
