@@ -171,3 +171,62 @@ def execute_page(page: Path, workdir: Path, env: dict | None = None, timeout: in
             for word in LOG_NOISE:
                 assert word not in text, f"{page}: cell {index} printed {word!r}:\n{text}"
     return nb
+
+
+# ---- the build's kernels, and what they produce ------------------------------
+
+@pytest.fixture(scope="session")
+def zygote_env():
+    """The environment that makes nbclient start kernels forked from a zygote
+    (_ext/kernel_zygote.py, as the build does); the zygote lives for the session."""
+    spec = importlib.util.spec_from_file_location("kernel_zygote",
+                                                  ROOT / "_ext" / "kernel_zygote.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with module.Zygote() as zygote:
+        env = {key: os.environ[key] for key in zygote.saved}
+        for key, value in zygote.saved.items():  # only tests that ask for it use it
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        yield env
+
+
+def output_kinds(nb) -> list[list[tuple]]:
+    """Per code cell, the kinds of its outputs. A stream may arrive in one piece
+    or several (it depends on when it was flushed), so consecutive pieces of
+    one stream count once."""
+    cells = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        kinds = []
+        for out in cell.get("outputs", []):
+            kind = (out["output_type"], out.get("name"), tuple(sorted(out.get("data", {}))))
+            if not (kinds and kind[0] == "stream" and kinds[-1] == kind):
+                kinds.append(kind)
+        cells.append(kinds)
+    return cells
+
+
+def built_notebook(page: Path):
+    """The notebook the build executed for ``page``, or None (not built, or stale)."""
+    from jupyter_cache import get_cache
+
+    helper = build_helper()
+    if not (helper.CACHE / "global.db").exists():
+        return None
+    cache = get_cache(helper.CACHE)
+    try:
+        record = cache.match_cache_notebook(helper.read(ROOT / page))
+    except KeyError:
+        return None
+    return cache.get_cache_bundle(record.pk).nb
+
+
+def assert_same_output_kinds_as_the_build(page: Path, nb) -> None:
+    built = built_notebook(page)
+    if built is not None:
+        assert output_kinds(built) == output_kinds(nb), (
+            f"{page}: the build's run and this run made different kinds of output")

@@ -164,7 +164,7 @@ def test_chinese_pages_read_as_chinese(built_site):
     for page in toc_pages():
         text = " ".join(_read(ZH / page.with_suffix(".html")).text)
         cjk = len(i18n_checks.CJK.findall(text))
-        assert cjk > 100, f"{page}: only {cjk} Chinese characters on the Chinese page"
+        assert cjk > 40, f"{page}: only {cjk} Chinese characters on the Chinese page"
 
 
 @pytest.mark.site

@@ -24,7 +24,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, execute_page, toc_pages
+from conftest import ROOT, assert_same_output_kinds_as_the_build, execute_page, toc_pages
 
 # A page measures time when it uses matgrad.timing's timers (not just its
 # format_bytes helper).
@@ -72,4 +72,5 @@ def test_some_pages_measure_time():
 @pytest.mark.parametrize("page", TIMED_PAGES, ids=str)
 def test_timed_page_passes_on_a_busy_machine(page, busy_cores, tmp_path):
     assert busy_cores == (os.cpu_count() or 1)
-    execute_page(page, tmp_path)
+    nb = execute_page(page, tmp_path)  # an ordinary fresh kernel, not the build's forked one
+    assert_same_output_kinds_as_the_build(page, nb)

@@ -1,4 +1,4 @@
-"""Every page in _toc.yml runs, in its notebook form, from a clean kernel.
+"""Every page in _toc.yml runs, in its notebook form.
 
 Each MyST page is read with jupytext, written to a temporary .ipynb, read
 back and executed with nbclient in the page's own folder (conftest's
@@ -6,56 +6,25 @@ back and executed with nbclient in the page's own folder (conftest's
 a reader downloads run.  A new chapter is tested as soon as it is listed in
 _toc.yml.
 
-The build executes the pages in kernels forked from one process that has
-already imported TensorFlow (_ext/kernel_zygote.py). Each test here also
-compares, cell by cell, the kinds of output (stream, figure, glued value,
-...) that its ordinary fresh kernel produced with those the build cached:
-a forked kernel that lost a figure or printed something extra fails it.
+The kernels are forked from a process that has imported TensorFlow once,
+as in the build (_ext/kernel_zygote.py; tests/test_build.py checks that such
+a kernel starts in the page's folder with its own environment and shows
+figures). Pages in ordinary fresh kernels run in tests/test_load.py (every
+page that times something) and tests/test_lab.py (in JupyterLab). Each run
+here is also compared, cell by cell, with the build's: the same kinds of
+output (stream, figure, glued value, ...), from the page's two forms.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from conftest import ROOT, build_helper, execute_page, toc_pages
-
-
-def _output_kinds(nb) -> list[list[tuple]]:
-    """Per code cell, the kinds of its outputs. A stream may arrive in one piece
-    or several (it depends on when it was flushed), so consecutive pieces of
-    one stream count once."""
-    cells = []
-    for cell in nb.cells:
-        if cell.cell_type != "code":
-            continue
-        kinds = []
-        for out in cell.get("outputs", []):
-            kind = (out["output_type"], out.get("name"), tuple(sorted(out.get("data", {}))))
-            if not (kinds and kind[0] == "stream" and kinds[-1] == kind):
-                kinds.append(kind)
-        cells.append(kinds)
-    return cells
-
-
-def _cached(page):
-    """The notebook the build executed for ``page``, or None (not built, or stale)."""
-    from jupyter_cache import get_cache
-
-    helper = build_helper()
-    if not (helper.CACHE / "global.db").exists():
-        return None
-    cache = get_cache(helper.CACHE)
-    try:
-        record = cache.match_cache_notebook(helper.read(ROOT / page))
-    except KeyError:
-        return None
-    return cache.get_cache_bundle(record.pk).nb
+from conftest import assert_same_output_kinds_as_the_build, execute_page, toc_pages
 
 
 @pytest.mark.parametrize("page", toc_pages(), ids=str)
-def test_page_executes(page, tmp_path):
+def test_page_executes(page, tmp_path, zygote_env, monkeypatch):
+    for key, value in zygote_env.items():
+        monkeypatch.setenv(key, value)
     nb = execute_page(page, tmp_path)
-    cached = _cached(page)
-    if cached is not None:
-        assert _output_kinds(cached) == _output_kinds(nb), (
-            f"{page}: the build's kernel and a fresh kernel made different kinds of output")
+    assert_same_output_kinds_as_the_build(page, nb)
