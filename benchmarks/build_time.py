@@ -1,4 +1,4 @@
-"""Time a cold build and a no-change rebuild of the book (run by `make bench`).
+"""Time a cold build and a no-change rebuild of both editions (run by `make bench`).
 
 Cold: the HTML, the execution cache and Sphinx's saved environment are
 removed first, so every page runs (MathJax assets and .venv stay).
@@ -27,7 +27,7 @@ def main() -> None:
     # Cold: no HTML, no execution cache, and no saved Sphinx environment (with
     # it, Sphinx would skip unchanged pages and nothing would be executed).
     build = ROOT / "_build"
-    for name in ("html", ".jupyter_cache", "jupyter_execute", ".doctrees"):
+    for name in ("html", ".jupyter_cache", "jupyter_execute", ".doctrees", "zh_CN"):
         shutil.rmtree(build / name, ignore_errors=True)
     for stamp in (".book-succeeded", ".site-code"):
         (build / stamp).unlink(missing_ok=True)

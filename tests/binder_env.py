@@ -44,8 +44,10 @@ def binder_env(log=print) -> Path:
     subprocess.run([base, "-m", "venv", str(env)], check=True)
     bin_dir = env / "bin"
     # -qq: pip's warnings about this machine's index configuration are not
-    # about the book; errors still show.
-    subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-qq",
+    # about the book; errors still show. --no-compile: byte-compiling every
+    # installed module (TensorFlow has thousands) took a third of the build;
+    # Python compiles what the test imports when it imports it.
+    subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-qq", "--no-compile",
                     "--disable-pip-version-check", "-r", "binder/requirements.txt"],
                    cwd=ROOT, check=True)
     env_vars = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}

@@ -230,3 +230,16 @@ def assert_same_output_kinds_as_the_build(page: Path, nb) -> None:
     if built is not None:
         assert output_kinds(built) == output_kinds(nb), (
             f"{page}: the build's run and this run made different kinds of output")
+
+
+# The longest tests first: with two workers, a long test that starts last
+# (the Binder-like venv build of test_lab takes a minute or two on a new
+# machine; test_load runs pages on a saturated machine) is the whole tail.
+_LONG_FIRST = ("test_lab.py", "test_load.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    def rank(item):
+        name = item.path.name
+        return _LONG_FIRST.index(name) if name in _LONG_FIRST else len(_LONG_FIRST)
+    items.sort(key=rank)  # a stable sort: the order within each group is kept
