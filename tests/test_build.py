@@ -36,8 +36,8 @@ def test_makefile_skip_covers_every_input_of_the_site():
     """The no-change shortcut must see every file that feeds the site."""
     makefile = (ROOT / "Makefile").read_text()
     line = makefile[makefile.index("SITE_INPUTS :="):].split("\n\n")[0].split("digest =")[0]
-    for name in ("EXEC_INPUTS", "_static", "_ext", "requirements.txt", "constraints.txt",
-                 "package-lock.json", "Makefile"):
+    for name in ("EXEC_INPUTS", "_static", "_ext", "locales", "requirements.txt",
+                 "constraints.txt", "package-lock.json", "Makefile"):
         assert name in line, f"SITE_INPUTS misses {name}"
     exec_line = makefile[makefile.index("EXEC_INPUTS :="):].split("\n")[0]
     folders = {p.parts[0] if len(p.parts) > 1 else str(p) for p in toc_pages()}
