@@ -41,8 +41,6 @@ For the Chinese edition (``language = zh_CN``, built by _ext/build_site.py):
   for Sphinx: gettext leaves them out and the Chinese page kept them in
   English. Each exercise's own title becomes a message here (a marker node
   that gettext extracts), and the Chinese build puts its translation in.
-- The alt texts of figures drawn by code are given to gettext as well
-  (``_image_alt_messages``).
 - Sphinx's Chinese search splits the text into words with jieba, whose
   dictionary cuts 雅可比矩阵 into 雅 / 可比 / 矩阵, so a search for 雅可比
   found nothing. The Chinese terms of the glossary's term table (and their
@@ -289,25 +287,6 @@ class ExerciseTitleTranslations(SphinxTransform):
             marker.parent.remove(marker)
 
 
-def _image_alt_messages(app, doctree, docname):
-    """Alt texts of figures made by code are messages too.
-
-    myst-nb picks each output's image in a post-transform, after Sphinx gave
-    the page's translatable nodes their ids, and gettext skips a node without
-    one, so the figures' alt texts were missing from the catalogs (the Chinese
-    build, which translates before that step, saw them). _ext/build_site.py
-    also gives the gettext builder the HTML builder's choice of output types,
-    so that it sees the images at all.
-    """
-    import uuid
-
-    if app.builder.name != "gettext":
-        return
-    for image in doctree.findall(nodes.image):
-        if image.get("alt") and not hasattr(image, "uid"):
-            image.uid = uuid.uuid4().hex
-
-
 def _skip(self, node):
     raise nodes.SkipNode
 
@@ -409,7 +388,6 @@ def setup(app):
     app.add_transform(ExerciseTitleMessages)
     app.add_transform(TranslationCheck)
     app.add_transform(ExerciseTitleTranslations)
-    app.connect("doctree-resolved", _image_alt_messages)
     app.add_transform(TranslateToctrees)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)
