@@ -176,7 +176,7 @@ class Zygote:
                 socket.send_fds(client, [json.dumps({"stop": True}).encode("utf8")], [])
                 client.close()
                 self.process.wait(timeout=10)
-            except (OSError, Exception):
+            except Exception:  # the zygote is stuck or gone: stop it for sure
                 self.process.kill()
                 self.process.wait()
         for key, value in self.saved.items():

@@ -45,19 +45,16 @@ def test_makefile_skip_covers_every_input_of_the_site():
         assert name in exec_line.split(), f"EXEC_INPUTS misses {name} (a page of the book lives there)"
 
 
-def test_forked_kernels_are_fresh_and_show_figures(tmp_path):
-    """A kernel from the build's zygote (_ext/kernel_zygote.py): TensorFlow is
-    already imported, but the kernel runs in the page's folder with the
-    manager's environment, shows a matplotlib figure, and stops cleanly."""
-    import importlib.util
-    import os
-
+def test_forked_kernels_are_fresh_and_show_figures(tmp_path, zygote_env, monkeypatch):
+    """A kernel from the build's zygote (_ext/kernel_zygote.py, conftest's
+    zygote_env): TensorFlow is already imported, but the kernel runs in the
+    page's folder with the manager's environment, shows a matplotlib figure,
+    and stops cleanly."""
     import nbformat
     from nbclient import NotebookClient
 
-    spec = importlib.util.spec_from_file_location("kernel_zygote", ROOT / "_ext" / "kernel_zygote.py")
-    zygote = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(zygote)
+    for key, value in {**zygote_env, "MATGRAD_PROBE": "seen"}.items():
+        monkeypatch.setenv(key, value)
     nb = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_code_cell("import os, sys\n"
                                   "print('tensorflow' in sys.modules, os.getcwd(),"
@@ -65,12 +62,8 @@ def test_forked_kernels_are_fresh_and_show_figures(tmp_path):
         nbformat.v4.new_code_cell("import matplotlib.pyplot as plt\nplt.plot([0, 1])"),
     ])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    os.environ["MATGRAD_PROBE"] = "seen"
-    try:
-        with build_helper().kernel_config() as config, zygote.Zygote():
-            NotebookClient(nb, kernel_name="python3", timeout=120, config=config,
-                           resources={"metadata": {"path": str(tmp_path)}}).execute()
-    finally:
-        os.environ.pop("MATGRAD_PROBE")
+    with build_helper().kernel_config() as config:
+        NotebookClient(nb, kernel_name="python3", timeout=120, config=config,
+                       resources={"metadata": {"path": str(tmp_path)}}).execute()
     assert nb.cells[0].outputs[0]["text"].split() == ["True", str(tmp_path), "seen"]
     assert any("image/png" in out.get("data", {}) for out in nb.cells[1].outputs)

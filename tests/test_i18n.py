@@ -24,7 +24,7 @@ from urllib.parse import urlparse
 import pytest
 
 import i18n_checks
-from conftest import HTML, ROOT, page_url, toc_pages
+from conftest import HTML, ROOT, toc_pages
 
 ZH = HTML / "zh_CN"
 UNTRANSLATED = ROOT / "_build" / "zh_CN" / "untranslated.json"
@@ -177,7 +177,3 @@ def test_chinese_search_finds_chinese_words(server, browser):
                         "'#search-results ul.search li a')).map(a => a.getAttribute('href'))")
     assert any("glossary" in h for h in hits) and any("02_jacobian_tensors" in h for h in hits), hits
     tab.close()
-
-
-def test_page_url_helper_covers_translations():
-    assert page_url("http://x", Path("zh_CN/index.md")) == "http://x/zh_CN/index.html"

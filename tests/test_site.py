@@ -1,7 +1,7 @@
 """The built site, opened page by page in headless Chromium.
 
-For every page in _toc.yml, in both editions (English, and Chinese under zh_CN/): no console error, no request leaving this
-machine, math typeset by the MathJax the book serves, images loaded and
+For every page in _toc.yml, in both editions (English, and Chinese under
+zh_CN/): no console error, no request leaving this machine, math typeset by the MathJax the book serves, images loaded and
 described, no log text or warnings in outputs, no horizontal scroll at 1280
 pixels, and a Binder button that opens this page's source.  Full-page
 screenshots (light, and dark for the English pages) go to
