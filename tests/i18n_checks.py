@@ -17,7 +17,11 @@ A message passes when
 - a message with English prose has Chinese in its translation;
 - where the English uses a term of the glossary's term table
   (appendix/glossary.md, "The same terms in Chinese"), the translation uses
-  that table's Chinese term.
+  that table's Chinese term;
+- its Chinese prose uses Chinese punctuation: no half-width , ; : ? ! ( )
+  next to a Chinese character (spaces and emphasis stars in between count as
+  next to), but ，；：？！（）. Code, math, roles, URLs and link targets keep
+  theirs, and so does a shape such as (5, 3) or 5×3.
 """
 
 from __future__ import annotations
@@ -34,6 +38,11 @@ ROLE = re.compile(r"\{([a-z:]+)\}`([^`]*)`")
 CODE = re.compile(r"(?<![`}])`([^`]+)`")
 MATH = re.compile(r"\$\$.*?\$\$|\$[^$\n]+\$", re.S)
 CJK = re.compile(r"[\u3400-\u9fff]")
+# What Chinese prose leaves alone: roles, code, math, link targets, URLs, HTML.
+VERBATIM = re.compile(r"\{[a-z:]+\}`[^`]*`|``[^`]+``|`[^`]+`|\$\$.*?\$\$|\$[^$\n]+\$"
+                      r"|\]\([^)\s]*\)|<https?://[^>]+>|https?://[^\s)）]+|<[a-z/][^>]*>", re.S)
+HALF_WIDTH = ",;:?!()"
+SHAPE = re.compile(r"\(\s*-?\d+(?:\s*[,×]\s*-?\d+)*\s*,?\s*\)")  # (5, 3), (15×15)
 
 
 def catalogs() -> list[Path]:
@@ -112,6 +121,26 @@ def term_problems(msgid: str, msgstr: str, table) -> list[str]:
     return problems
 
 
+def punctuation_problems(msgstr: str) -> list[str]:
+    """Half-width , ; : ? ! ( ) next to Chinese characters, each with its context."""
+    if not CJK.search(msgstr):
+        return []
+    # Verbatim spans and shapes become a neutral letter, so that what stands
+    # next to a mark is the prose around them.
+    masked = SHAPE.sub(lambda m: "x" * len(m.group()), VERBATIM.sub(lambda m: "x" * len(m.group()),
+                                                                     msgstr))
+    found = []
+    for i, mark in enumerate(masked):
+        if mark not in HALF_WIDTH:
+            continue
+        left = masked[:i].rstrip(" *_")[-1:]
+        right = masked[i + 1:].lstrip(" *_")[:1]
+        if CJK.match(left) or CJK.match(right):
+            found.append(f"half-width '{mark}' in Chinese prose: "
+                         f"{msgstr[max(0, i - 12):i + 13]!r} (use {chr(ord(mark) + 0xFEE0)})")
+    return found
+
+
 def problems(path: Path) -> list[tuple[str, str]]:
     """(message, problem) for every failing message of one catalog."""
     table = term_table()
@@ -139,6 +168,8 @@ def problems(path: Path) -> list[tuple[str, str]]:
         if needs_translation(msgid) and msgid == msgstr and CJK.search(msgid) is None \
                 and len(prose(msgid).split()) > 3:
             found.append((short, "left in English"))
+        for problem in punctuation_problems(msgstr):
+            found.append((short, problem))
         if msgstr == msgid:
             continue  # kept in English on purpose (a name, or the term table's English)
         for problem in term_problems(msgid, msgstr, table):

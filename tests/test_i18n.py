@@ -5,7 +5,7 @@ _toc.yml). They are checked twice:
 
 - as files (tests/i18n_checks.py): every message translated, none fuzzy, the
   MyST markup (code, math, roles and their targets) intact, and the terms of
-  the glossary's term table used;
+  the glossary's term table used, and Chinese punctuation in Chinese prose;
 - against the pages as they are now: the Chinese build writes every message
   it found no translation for to _build/zh_CN/untranslated.json, which
   catches a catalog that was not updated after the English changed.
@@ -71,6 +71,17 @@ def test_checker_finds_broken_markup_and_wrong_terms():
     assert i18n_checks.term_problems("The reverse mode.", "反向计算。", table)
     assert not i18n_checks.term_problems("The reverse mode.", "反向模式。", table)
     assert i18n_checks.term_problems("Jacobians.", "雅可比张量。", table)
+
+
+def test_checker_finds_half_width_punctuation():
+    """Chinese prose takes ，；：？！（）; code, math, roles, URLs and shapes keep theirs."""
+    for wrong in ("矩阵,向量", "梯度 (gradient)", "如何变化?", "**是:** 对", "$x$;然后",
+                  "见 {ref}`下文 <x>`(例外)"):
+        assert i18n_checks.punctuation_problems(wrong), wrong
+    for right in ("矩阵，向量", "梯度（gradient）", "形状为 (5, 3)，于是", "链是 (10×15)(15×15)。",
+                  "调用 `f(a, b)`：", "即 $f(x, y)$。", "见 {ref}`下文 <a:b>`。",
+                  "见 https://example.org/a?b=c 。", "Plain English (kept), as is."):
+        assert not i18n_checks.punctuation_problems(right), right
 
 
 def test_built_chinese_pages_have_every_message_translated(built_site):
