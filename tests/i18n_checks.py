@@ -9,7 +9,8 @@ prints every problem as "file: message: problem" (all catalogs by default).
 A message passes when
 - it has a translation (not empty) and is not marked fuzzy;
 - its MyST markup survived: the same inline code spans, the same inline and
-  display math, and the same roles with the same targets ({ref}`text <target>`
+  display math (whose \\text{...} words may be translated), and the same
+  roles with the same targets ({ref}`text <target>`
   may translate its text; {term}`upstream gradient` becomes
   {term}`上游梯度 <upstream gradient>`, the English term kept as the target;
   a glued value that is words, not a number, has a Chinese twin glued under
@@ -74,8 +75,10 @@ def code_spans(text: str) -> Counter:
 
 
 def maths(text: str) -> Counter:
+    """The math of a message; words in \\text{...} may be translated."""
     without = CODE.sub("", ROLE.sub("", text))
-    return Counter(m.strip() for m in MATH.findall(without))
+    return Counter(re.sub(r"\\text\{[^{}]*\}", r"\\text{}", m.strip())
+                   for m in MATH.findall(without))
 
 
 def prose(text: str) -> str:
@@ -108,16 +111,24 @@ def term_table() -> list[tuple[str, str]]:
 
 
 def term_problems(msgid: str, msgstr: str, table) -> list[str]:
+    """The table's terms that the English uses and the translation does not.
+
+    A word with two senses has two rows (Jacobian: 雅可比矩阵 flattened,
+    雅可比张量 not; adjoint: 伴随 of a linear map, 共轭转置 of a matrix); the
+    translation uses one of them."""
     english = prose(msgid)
-    problems = []
+    senses: dict[str, list[str]] = {}
     for term, chinese in table:
+        senses.setdefault(term, []).append(chinese)
+    problems = []
+    for term, chinese in senses.items():
         # (not inside a dotted name such as tape.jacobian)
         pattern = re.compile(r"(?<![\w.])" + re.escape(term).replace(r"\ ", r"[\s-]") + r"(s|es)?\b",
                              re.I)
         if pattern.search(english):
             english = pattern.sub(" ", english)
-            if chinese not in msgstr:
-                problems.append(f"uses '{term}' but not '{chinese}'")
+            if not any(c in msgstr for c in chinese):
+                problems.append(f"uses '{term}' but not " + " or ".join(f"'{c}'" for c in chinese))
     return problems
 
 
@@ -139,6 +150,12 @@ def punctuation_problems(msgstr: str) -> list[str]:
             found.append(f"half-width '{mark}' in Chinese prose: "
                          f"{msgstr[max(0, i - 12):i + 13]!r} (use {chr(ord(mark) + 0xFEE0)})")
     return found
+
+
+def _term_table_english(msgid: str, msgstr: str) -> bool:
+    """A cell of the term table's English column, "*term* (sense)": the term stays."""
+    term = re.match(r"\*[^*]+\*", msgid)
+    return bool(term) and msgstr.startswith(term.group())
 
 
 def problems(path: Path) -> list[tuple[str, str]]:
@@ -170,7 +187,7 @@ def problems(path: Path) -> list[tuple[str, str]]:
             found.append((short, "left in English"))
         for problem in punctuation_problems(msgstr):
             found.append((short, problem))
-        if msgstr == msgid:
+        if msgstr == msgid or _term_table_english(msgid, msgstr):
             continue  # kept in English on purpose (a name, or the term table's English)
         for problem in term_problems(msgid, msgstr, table):
             found.append((short, problem))

@@ -54,10 +54,11 @@ def test_catalog_is_complete_and_intact(page):
 
 
 def test_term_table_is_read():
-    table = dict(i18n_checks.term_table())
-    for english, chinese in (("Jacobian", "雅可比矩阵"), ("upstream gradient", "上游梯度"),
-                             ("vector-Jacobian product", "向量-雅可比积"), ("seed", "种子")):
-        assert table.get(english) == chinese
+    table = i18n_checks.term_table()
+    for row in (("Jacobian", "雅可比矩阵"), ("Jacobian", "雅可比张量"), ("upstream gradient", "上游梯度"),
+                ("vector-Jacobian product", "向量-雅可比积"), ("seed", "种子"),
+                ("backward pass", "反向传播"), ("adjoint", "共轭转置")):
+        assert row in table
 
 
 def test_checker_finds_broken_markup_and_wrong_terms():
@@ -67,10 +68,13 @@ def test_checker_finds_broken_markup_and_wrong_terms():
         "The {term}`upstream gradient` with `tape.gradient` and $G$.")
     assert i18n_checks.code_spans(ok) == i18n_checks.code_spans("`tape.gradient`")
     assert i18n_checks.maths("a $G$ b") != i18n_checks.maths("a $H$ b")
+    assert i18n_checks.maths(r"$\text{left to right} = a$") == i18n_checks.maths(r"$\text{从左到右} = a$")
     table = i18n_checks.term_table()
     assert i18n_checks.term_problems("The reverse mode.", "反向计算。", table)
     assert not i18n_checks.term_problems("The reverse mode.", "反向模式。", table)
-    assert i18n_checks.term_problems("Jacobians.", "雅可比张量。", table)
+    assert i18n_checks.term_problems("Jacobians.", "雅可比数组。", table)
+    assert not i18n_checks.term_problems("Jacobians.", "雅可比张量。", table)
+    assert i18n_checks.term_problems("The backward pass.", "反向传递。", table)
 
 
 def test_checker_finds_half_width_punctuation():
