@@ -125,7 +125,9 @@ def _is_english(config) -> bool:
 
 
 def _configure(app, config):
-    config.templates_path = [*config.templates_path, str(TEMPLATES)]
+    # First: the book's copies of theme components (_ext/book_zh.py) replace the
+    # themes' own, which the themes put on templates_path when they are set up.
+    config.templates_path = [str(TEMPLATES), *config.templates_path]
     header = config.html_theme_options.setdefault(
         "article_header_end", ["article-header-buttons.html"])
     if isinstance(header, str):

@@ -34,6 +34,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCALE = ROOT / "locales" / "zh_CN" / "LC_MESSAGES"
+# The interface words of Sphinx and the themes (_ext/book_zh.py), beside the pages' catalogs.
+INTERFACE = LOCALE / "sphinx.po"
 
 ROLE = re.compile(r"\{([a-z:]+)\}`([^`]*)`")
 CODE = re.compile(r"(?<![`}])`([^`]+)`")

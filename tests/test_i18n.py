@@ -42,7 +42,7 @@ def test_every_page_has_a_catalog():
     assert not missing, f"pages without a catalog (run 'make translations'): {missing}"
     extra = sorted(str(p.relative_to(i18n_checks.LOCALE)) for p in i18n_checks.catalogs()
                    if p.relative_to(i18n_checks.LOCALE).with_suffix(".md")
-                   not in set(toc_pages()))
+                   not in set(toc_pages()) and p != i18n_checks.INTERFACE)
     assert not extra, f"catalogs of pages that are not in _toc.yml: {extra}"
 
 
@@ -153,7 +153,7 @@ def test_seed_numbers_are_on_the_pages(built_site):
     for number in SEED_NUMBERS:
         assert number in text, f"{number} is on no Chinese index or chapter page"
     index = " ".join(_read(ZH / "index.html").text)
-    assert "所以谁能解释一下 tf_y[0,0] wrt tf_x 的梯度是如何减少到 -0.17307831 而不是 3.424693 的" \
+    assert "所以谁能解释一下，tf_y[0,0] 对 tf_x 的梯度怎么会变成 -0.17307831，而不是 3.424693？" \
         in index, "the Chinese index does not quote the source question in its Chinese version"
 
 
@@ -192,3 +192,146 @@ def test_chinese_search_finds_chinese_words(server, browser):
                         "'#search-results ul.search li a')).map(a => a.getAttribute('href'))")
     assert any("glossary" in h for h in hits) and any("02_jacobian_tensors" in h for h in hits), hits
     tab.close()
+
+
+# ---- no English on a Chinese page ------------------------------------------
+
+# Words that stay as they are in Chinese text: names of software, sites,
+# companies and languages, and API words the prose uses as names. Acronyms
+# (VJP, CPU), identifiers (tape.gradient, float32, tf_y, MatMul, oneDNN) and
+# single letters pass anyway.
+ALLOWED_WORDS = {
+    "Binder", "Python", "Linux", "Intel", "Fortran", "JavaScript", "Ctrl", "Stack",
+    "Overflow", "matgrad", "reshape", "vec", "flat", "tanh", "pfor", "while", "Variable",
+}
+# An English term after its Chinese, in full-width parentheses: 梯度（gradient）.
+_GLOSS = re.compile(r"(?:(?<=[\u4e00-\u9fff])|^)（[A-Za-z][A-Za-z \-]*）")
+_WORD = re.compile(r"(?<![\w.\-/+])[A-Za-z][A-Za-z'\-]*(?![\w.\-(\[/+=])")
+_VOID = {"br", "img", "hr", "input", "meta", "link", "source", "wbr", "col", "area", "base"}
+
+
+def english_words(text: str) -> list[str]:
+    """The English words of ``text`` that a Chinese page should not show."""
+    text = re.sub(r"https?://\S+|\S+\.(?:org|com|io)\S*", " ", _GLOSS.sub(" ", text))
+    found = []
+    for word in _WORD.findall(text):
+        word = word.strip("'-")
+        if (len(word) < 2 or word in ALLOWED_WORDS or word.upper() == word
+                or re.search(r"[a-z][A-Z]|^[a-z]+[A-Z]", word)):
+            continue
+        found.append(word)
+    return found
+
+
+class _Visible(HTMLParser):
+    """What a reader sees of a page: its text and the words of its tooltips,
+    labels and alt texts; not code, math, English-marked elements (lang="en"),
+    print-only parts, nor the English column of the glossary's term table.
+    The bibliography's entries are kept apart (``citations``)."""
+
+    SKIP_TAGS = {"script", "style", "code", "pre", "kbd", "samp", "svg", "math", "template"}
+    SKIP_CLASSES = {"notranslate", "math", "highlight", "onlyprint"}
+    ATTRIBUTES = ("title", "aria-label", "placeholder", "alt", "data-bs-title")
+
+    def __init__(self):
+        super().__init__()
+        self.stack: list[str] = []      # "skip", "citation" or "" per open element
+        self.found: list[str] = []
+        self.citations: list[list[str]] = []
+        self.term_table = False
+        self.cell = 0
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        classes = set((attrs.get("class") or "").split())
+        if attrs.get("id") == "glossary-zh-terms":
+            self.term_table = True
+        if tag == "tr":
+            self.cell = 0
+        if tag == "td":
+            self.cell += 1
+        skip = (tag in self.SKIP_TAGS or classes & self.SKIP_CLASSES
+                or (attrs.get("lang") or "").startswith("en")
+                or (self.term_table and tag == "td" and self.cell == 1))
+        kind = "skip" if skip else "citation" if "citation" in classes else ""
+        if not any(k == "skip" for k in self.stack) and not skip:
+            cites = "references.html" in (attrs.get("href") or "") or "citation" in self.stack
+            for name in self.ATTRIBUTES:
+                if attrs.get(name) and not (cites and name == "title"):
+                    self.found.append(attrs[name])
+        if kind == "citation":
+            self.citations.append([])
+        if tag not in _VOID:
+            self.stack.append(kind)
+
+    def handle_endtag(self, tag):
+        if tag not in _VOID and self.stack:
+            self.stack.pop()
+
+    def handle_data(self, data):
+        if any(k == "skip" for k in self.stack):
+            return
+        if "citation" in self.stack:
+            self.citations[-1].append(data)
+        else:
+            self.found.append(data)
+
+
+def _published_words(bib: Path) -> list[str]:
+    """What the references keep as published: titles, authors, journals,
+    publishers, places, links."""
+    from pybtex.database import parse_file
+
+    kept = ["tensorflow/tensorflow", "doi:"]  # the theme's short form of a GitHub link
+    for entry in parse_file(str(bib)).entries.values():
+        for field in ("title", "journal", "publisher", "address", "url", "doi", "eprint"):
+            if field in entry.fields:
+                kept.append(re.sub(r"[{}\\]", "", entry.fields[field]))
+        for person in entry.persons.get("author", []):
+            kept.extend(name.strip("{}") for name in
+                        person.first_names + person.middle_names + person.last_names)
+    return sorted(kept, key=len, reverse=True)
+
+
+def _chinese_pages() -> list[Path]:
+    return sorted(p for p in ZH.rglob("*.html") if "_static" not in p.parts)
+
+
+def test_english_words_are_found():
+    assert english_words("计算 the gradient 的") == ["the", "gradient"]
+    assert not english_words("梯度（gradient）由 tape.gradient、float32、VJP、MatMul 和 tf_y[0] 给出")
+    assert not english_words("见 https://example.org/a/b 与 Binder，给出 gradient= 参数")
+
+
+def test_chinese_pages_show_no_english(built_site):
+    """Every Chinese page (and its interface, figures' alt texts, references'
+    notes) is Chinese, outside code, math, names, URLs and references' titles."""
+    published = _published_words(ROOT / "appendix" / "references.bib")
+    problems = []
+    for page in _chinese_pages():
+        parser = _Visible()
+        parser.feed(page.read_text("utf8"))
+        words = [w for text in parser.found for w in english_words(text)]
+        for citation in parser.citations:
+            text = " ".join(citation).replace("\xa0", " ")
+            for kept in published:
+                text = text.replace(kept, " ")
+            words += english_words(text)
+        if words:
+            problems.append(f"  {page.relative_to(ZH)}: {sorted(set(words))}")
+    assert not problems, "English on Chinese pages:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("page", toc_pages(), ids=str)
+def test_chinese_pages_show_the_chinese_figures(page, built_site):
+    """Each figure of a Chinese page is its Chinese twin, not the English image."""
+    def images(path):
+        return re.findall(r'<img [^>]*src="([^"]*_images/[^"]+\.png)"', path.read_text("utf8"))
+
+    en_page, zh_page = built_site / page.with_suffix(".html"), ZH / page.with_suffix(".html")
+    en, zh = images(en_page), images(zh_page)
+    assert len(en) == len(zh), f"{page}: {len(en)} figures in English, {len(zh)} in Chinese"
+    for en_src, zh_src in zip(en, zh):
+        en_png = (en_page.parent / en_src).read_bytes()
+        zh_png = (zh_page.parent / zh_src).read_bytes()
+        assert en_png != zh_png, f"{page}: the Chinese page shows the English figure {en_src}"

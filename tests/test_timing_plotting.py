@@ -79,3 +79,96 @@ def test_plot_cost_guides_and_errors():
         plot_cost([1, 2], {"a": [1, 2]}, slopes={"c": 2})
     with pytest.raises(ValueError, match="has shape"):
         plot_cost([1, 2, 3], {"a": [1, 2]})
+
+
+# ---- the Chinese twin of each figure (matgrad.plotting.show) ---------------
+
+def _texts(ax):
+    """The words and numbers of a figure's axes: labels, title, legend, ticks."""
+    fig = ax.figure
+    texts = [t.get_text() for a in fig.axes for t in
+             (a.xaxis.label, a.yaxis.label, a.title, *a.get_xticklabels(), *a.get_yticklabels())]
+    legend = ax.get_legend()
+    return texts + ([t.get_text() for t in legend.get_texts()] if legend else [])
+
+
+def _shown(monkeypatch):
+    import IPython.display
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display",
+                        lambda data, metadata=None, raw=False: shown.append((data, metadata)))
+    return shown
+
+
+def test_show_displays_english_with_the_chinese_twin_in_the_metadata(monkeypatch):
+    import base64
+
+    import matplotlib.pyplot as plt
+
+    from matgrad.plotting import show
+
+    shown = _shown(monkeypatch)
+    ax = plot_cost([4, 8, 16], {"one VJP": [1.0, 2.0, 4.0]}, slopes={"one VJP": 1})
+    english = _texts(ax)
+    chinese = _texts(ax.figure.matgrad_redraw("zh_CN", {"one VJP": "一次 VJP"}))
+    assert "time (s)" in english and "时间（秒）" in chinese and "一次 VJP" in chinese
+    numbers = [t for t in english if not any(c.isalpha() for c in t.replace("$", ""))]
+    assert numbers and all(t in chinese for t in numbers)   # the same ticks
+    plt.close("all")
+    ax = plot_cost([4, 8, 16], {"one VJP": [1.0, 2.0, 4.0]})
+    show({"one VJP": "一次 VJP"})
+    (data, metadata), = shown
+    png = base64.b64decode
+    assert png(data["image/png"]).startswith(b"\x89PNG")
+    twin = metadata["matgrad"]["zh_CN"]["image/png"]
+    assert png(twin).startswith(b"\x89PNG") and twin != data["image/png"]
+    assert not plt.get_fignums()                            # both figures closed
+
+
+def test_plot_jacobian_has_chinese_labels():
+    import re
+
+    ax = plot_jacobian(matmul_jacobian(np.ones((5, 3)), np.ones((3, 3)), wrt="a"),
+                       title=r"$\partial Y / \partial T$", lang="zh_CN")
+    labels = [ax.get_xlabel(), ax.get_ylabel(), ax.figure.axes[1].get_ylabel()]
+    assert all(re.search("[\u4e00-\u9fff]", label) for label in labels), labels
+    assert "(5, 3)" in ax.get_ylabel() and ax.get_title() == r"$\partial Y / \partial T$"
+
+
+def test_chinese_figure_needs_every_word_and_a_known_language():
+    with pytest.raises(ValueError, match="no Chinese for the figure text 'forward'"):
+        plot_cost([1, 2, 4], {"forward": [1, 2, 4]}, lang="zh_CN")
+    with pytest.raises(ValueError, match="lang must be one of"):
+        plot_cost([1, 2, 4], {"a": [1, 2, 4]}, lang="fr")
+
+
+def test_show_needs_a_figure_of_this_module(monkeypatch):
+    import matplotlib.pyplot as plt
+
+    from matgrad.plotting import show
+
+    _shown(monkeypatch)
+    plt.figure()
+    with pytest.raises(ValueError, match="drawn by plot_jacobian or plot_cost"):
+        show()
+    plt.close("all")
+
+
+def test_without_a_cjk_font_the_metadata_says_why(monkeypatch):
+    import matgrad.plotting as plotting
+
+    shown = _shown(monkeypatch)
+    monkeypatch.setattr(plotting, "cjk_font", lambda: None)
+    plot_cost([1, 2, 4], {"a": [1, 2, 4]})
+    plotting.show({"a": "甲"})
+    (_, metadata), = shown
+    assert metadata["matgrad"]["zh_CN"] is None
+    assert "fonts-noto-cjk" in metadata["matgrad"]["error"]
+
+
+def test_a_cjk_font_is_installed_for_the_build():
+    """The Chinese figures are drawn with it (.ci/run installs fonts-noto-cjk)."""
+    from matgrad.plotting import cjk_font
+
+    assert cjk_font() is not None

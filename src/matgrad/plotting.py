@@ -1,12 +1,72 @@
-"""Figures for the book: Jacobian heatmaps and cost curves."""
+"""Figures for the book: Jacobian heatmaps and cost curves, in both editions.
+
+Each figure is drawn twice from the same data: in English, and in Chinese for
+the book's Chinese edition. A page draws it with ``plot_jacobian`` or
+``plot_cost`` and shows it with ``show`` (instead of ``plt.show()``), giving
+the Chinese for the words it chose itself (series labels, a custom axis
+label); the words these functions choose are in ``ZH_WORDS``. ``show``
+displays the English figure, which is what Jupyter and the English site
+show, and carries the Chinese one in the output's metadata
+(``{"matgrad": {"zh_CN": {"image/png": ...}}}``), which the Chinese build
+shows instead (_ext/book_zh.py). The Chinese figure needs a CJK font that
+matplotlib finds (Noto Sans CJK, Debian's fonts-noto-cjk); without one the
+metadata says so and the Chinese build stops with that message, rather than
+drawing boxes.
+"""
 
 from __future__ import annotations
 
+import base64
+import functools
 import math
+import re
 
 import numpy as np
 
 from .jacobian import flatten_jacobian
+
+LANGUAGES = ("en", "zh_CN")
+# Fonts for the Chinese figures, the first that matplotlib knows is used
+# (after DejaVu Sans, which draws the digits and Latin letters as in English).
+CJK_FONTS = ("Noto Sans CJK SC", "Source Han Sans SC", "Noto Sans SC", "WenQuanYi Zen Hei")
+# The Chinese of the words the functions below choose.
+ZH_WORDS = {
+    "time (s)": "时间（秒）",
+    "n (matrices are n x n)": "n（矩阵为 n × n）",
+    "partial derivative": "偏导数",
+    "input entry (row-major over shape {})": "输入元素（按形状 {} 行优先编号）",
+    "output entry (row-major over {})": "输出元素（按形状 {} 行优先编号）",
+}
+
+
+def _words(lang, words):
+    """The text of a figure in ``lang``: English as given, Chinese from
+    ``words`` (the page's) or ``ZH_WORDS``; math ($...$) needs none."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang must be one of {LANGUAGES}, got {lang!r}")
+    words = dict(words or {})
+
+    def text(english, *values):
+        if english is None:
+            return None
+        if lang == "en":
+            return english.format(*values)
+        if english in words:
+            return words[english].format(*values)
+        if english in ZH_WORDS:
+            return ZH_WORDS[english].format(*values)
+        if not re.search(r"[A-Za-z]{2,}", re.sub(r"\$[^$]*\$", "", english)):
+            return english.format(*values)  # math and numbers only
+        raise ValueError(f"no Chinese for the figure text {english!r}: give it in words=")
+
+    return text
+
+
+def _remember(ax, function, args, kwargs):
+    """Let ``show`` draw the same figure again, in the other language."""
+    if kwargs.get("ax") is None:
+        ax.figure.matgrad_redraw = lambda lang, words: function(
+            *args, **{**kwargs, "lang": lang, "words": words})
 
 
 def _axes(ax, figsize):
@@ -17,14 +77,16 @@ def _axes(ax, figsize):
     return ax
 
 
-def plot_jacobian(J, out_ndim=None, *, ax=None, title=None, cmap="RdBu_r", figsize=(4.2, 4.2)):
+def plot_jacobian(J, out_ndim=None, *, ax=None, title=None, cmap="RdBu_r", figsize=(4.2, 4.2),
+                  lang="en", words=None):
     """Heatmap of a Jacobian array flattened row-major, with its blocks outlined.
 
     Rows are output entries, columns input entries.  Thin lines mark where the
     leading index of the output (rows) and of the input (columns) changes, so
     the Kronecker-block structure of a matmul Jacobian is visible.  Zero is
-    white; the colour scale is symmetric.
+    white; the colour scale is symmetric.  ``lang`` and ``words``: see ``show``.
     """
+    text, given_ax = _words(lang, words), ax
     J = np.asarray(J)
     M = flatten_jacobian(J, out_ndim)
     k = J.ndim // 2 if out_ndim is None else out_ndim
@@ -42,24 +104,29 @@ def plot_jacobian(J, out_ndim=None, *, ax=None, title=None, cmap="RdBu_r", figsi
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # entry indices are integers
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel(f"input entry (row-major over shape {in_shape})")
-    ax.set_ylabel(f"output entry (row-major over {out_shape})")
+    ax.set_xlabel(text("input entry (row-major over shape {})", in_shape))
+    ax.set_ylabel(text("output entry (row-major over {})", out_shape))
     if title:
-        ax.set_title(title)
-    ax.figure.colorbar(im, ax=ax, shrink=0.8, label="partial derivative")
+        ax.set_title(text(title))
+    ax.figure.colorbar(im, ax=ax, shrink=0.8, label=text("partial derivative"))
+    _remember(ax, plot_jacobian, (J, out_ndim),
+              dict(ax=given_ax, title=title, cmap=cmap, figsize=figsize))
     return ax
 
 
 def plot_cost(sizes, series: dict, *, ax=None, slopes=None, ylabel="time (s)",
-              xlabel="n (matrices are n x n)", title=None, figsize=(5.5, 3.8)):
+              xlabel="n (matrices are n x n)", title=None, figsize=(5.5, 3.8),
+              lang="en", words=None):
     """Log-log cost curves, one per entry of ``series`` ({label: values}).
 
     ``slopes`` maps a series label to a power p: a dashed guide of slope p is
     drawn through that series' last point (the largest size, where the
     asymptotic cost shows) over the three largest sizes, labelled ``n^p``.
-    The x ticks are the measured sizes.
+    The x ticks are the measured sizes.  ``lang`` and ``words``: see ``show``.
     """
     from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
+
+    text, given_ax = _words(lang, words), ax
 
     sizes = np.asarray(sizes, dtype=float)
     slopes = dict(slopes or {})
@@ -72,7 +139,7 @@ def plot_cost(sizes, series: dict, *, ax=None, slopes=None, ylabel="time (s)",
         values = np.asarray(values, dtype=float)
         if values.shape != sizes.shape:
             raise ValueError(f"series {label!r} has shape {values.shape}, sizes {sizes.shape}")
-        (line,) = ax.loglog(sizes, values, marker=marker, label=label)
+        (line,) = ax.loglog(sizes, values, marker=marker, label=text(label))
         if label in slopes:
             p = slopes[label]
             span = sizes[-3:]
@@ -84,10 +151,61 @@ def plot_cost(sizes, series: dict, *, ax=None, slopes=None, ylabel="time (s)",
     ax.xaxis.set_major_formatter(lambda x, _: f"{x:g}")
     ax.xaxis.set_minor_locator(NullLocator())
     ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
+    ax.set_xlabel(text(xlabel))
+    ax.set_ylabel(text(ylabel))
     if title:
-        ax.set_title(title)
+        ax.set_title(text(title))
     ax.legend(fontsize=8)
     ax.grid(True, which="major", alpha=0.3)
+    _remember(ax, plot_cost, (sizes, series), dict(ax=given_ax, slopes=slopes, ylabel=ylabel,
+                                                   xlabel=xlabel, title=title, figsize=figsize))
     return ax
+
+
+def cjk_font() -> str | None:
+    """The first of ``CJK_FONTS`` that matplotlib knows, or None."""
+    from matplotlib import font_manager
+
+    known = {font.name for font in font_manager.fontManager.ttflist}
+    return next((name for name in CJK_FONTS if name in known), None)
+
+
+def _png(fig) -> str:
+    """The figure as the inline backend shows it: PNG, base64 (as in a notebook)."""
+    from IPython.core.pylabtools import print_figure
+
+    return base64.b64encode(print_figure(fig, "png", bbox_inches="tight")).decode("ascii")
+
+
+def show(words=None, *, fig=None):
+    """Display a figure of ``plot_jacobian`` or ``plot_cost`` in English, with
+    its Chinese twin in the output's metadata.
+
+    ``words`` maps the English texts that the page gave the figure (series
+    labels, a custom axis label or title) to their Chinese; the twin is drawn
+    from the same call, data and numbers with ``lang="zh_CN"``. ``fig`` is
+    the current figure by default. Both figures are closed afterwards.
+    """
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    fig = plt.gcf() if fig is None else fig
+    redraw = getattr(fig, "matgrad_redraw", None)
+    if redraw is None:
+        raise ValueError("show() needs a figure drawn by plot_jacobian or plot_cost "
+                         "(without ax=); this one was not")
+    font = cjk_font()
+    if font is None:
+        twin = {"zh_CN": None, "error": (
+            "matplotlib found no CJK font (one of " + ", ".join(CJK_FONTS) + "), so the "
+            "Chinese figure was not drawn: install one (Debian/Ubuntu: apt-get install "
+            "fonts-noto-cjk), remove matplotlib's font cache (matplotlib.get_cachedir()) "
+            "and execute the page again")}
+    else:
+        with plt.rc_context({"font.family": ["DejaVu Sans", font]}):
+            zh_fig = redraw("zh_CN", words).figure
+            twin = {"zh_CN": {"image/png": _png(zh_fig)}}
+        plt.close(zh_fig)
+    display({"image/png": _png(fig), "text/plain": repr(fig)},
+            metadata={"matgrad": twin}, raw=True)
+    plt.close(fig)

@@ -1,0 +1,175 @@
+"""The Chinese edition's own parts that are not page text: figures and the
+theme's interface.
+
+- Figures. A page draws each figure with ``matgrad.plotting`` and shows it
+  with ``matgrad.plotting.show``, which displays the English figure and puts
+  its Chinese twin (same data, same numbers, Chinese labels) in the output's
+  metadata, ``{"matgrad": {"zh_CN": {"image/png": ...}}}``. In the Chinese
+  build, myst-nb renders that twin instead of the English image. A figure
+  whose twin could not be drawn (no CJK font when the page was executed)
+  stops the build with the reason, rather than showing English or boxes.
+- Interface strings. The themes' words on every page (the sidebar buttons,
+  "Print to PDF", "Launch on", the search field's "Search this book..." ...) are
+  messages of Sphinx's "sphinx" catalog: the book translates them in
+  locales/zh_CN/LC_MESSAGES/sphinx.po, which Sphinx finds through
+  ``locale_dirs`` and puts before its own and the themes' translations.
+  ``make translations`` keeps that catalog up to date like a page's: the
+  messages are the ``_()`` calls of _ext/templates (the book's copies of the
+  theme's components whose words were not translatable, and
+  theme-messages.html, the list of the themes' own messages the book
+  translates). sphinx-book-theme looks its words up in its own catalog
+  ("booktheme"), where some are missing or in traditional wording
+  (列印成 PDF); the book's catalog is consulted first there too.
+- References. The Chinese references page uses the pybtex style
+  ``matgrad_zh``: sphinxcontrib-bibtex's ``unsrt`` with the book's own words
+  in Chinese (``note_zh`` and ``howpublished_zh`` of appendix/references.bib,
+  which every note and howpublished has), no "and" between authors, "第 N 版"
+  for an edition and no "URL:" before a link. Titles, authors, publishers and
+  links stay as published (the titles are braced in the .bib, so that no
+  style changes their case).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gettext
+from pathlib import Path
+
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+TWIN_KEY = "matgrad"  # matgrad.plotting.show puts the Chinese figure here
+
+
+def _is_english(config) -> bool:
+    return (config.language or "en") == "en"
+
+
+def _swap_figures(app, config):
+    """In the Chinese build, render each figure's Chinese twin."""
+    if _is_english(config):
+        return
+    from myst_nb.core.render import NbElementRenderer
+
+    if getattr(NbElementRenderer.render_image, "matgrad_zh", False):
+        return
+    original = NbElementRenderer.render_image
+    language = config.language
+
+    def render_image(self, data):
+        twins = (data.output_metadata or {}).get(TWIN_KEY)
+        if twins is not None and data.mime_type == "image/png":
+            twin = twins.get(language)
+            if not twin:
+                self.logger.warning(
+                    f"this figure has no {language} version, so the Chinese page would "
+                    f"show the English one: {twins.get('error', 'none was drawn')}",
+                    subtype="image", line=data.line)
+            else:
+                data = dataclasses.replace(data, content=twin["image/png"])
+        return original(self, data)
+
+    render_image.matgrad_zh = True
+    NbElementRenderer.render_image = render_image
+
+
+class _BookFirst(gettext.NullTranslations):
+    """A theme's catalog, with the book's translations (sphinx.po) first."""
+
+    def __init__(self, book: dict[str, str], theme):
+        super().__init__()
+        self.book = book
+        if theme is not None:
+            self.add_fallback(theme)
+
+    def gettext(self, message):
+        if self.book.get(message):
+            return self.book[message]
+        return self._fallback.gettext(message) if self._fallback else message
+
+
+def _book_messages(app) -> dict[str, str]:
+    from babel.messages.pofile import read_po
+
+    found = {}
+    for folder in app.config.locale_dirs:
+        path = Path(app.srcdir, folder, app.config.language, "LC_MESSAGES", "sphinx.po")
+        if path.exists():
+            with path.open("rb") as handle:
+                for message in read_po(handle):
+                    if message.id and message.string and not message.fuzzy:
+                        found[message.id] = message.string
+    return found
+
+
+def _book_first_in_theme_catalogs(app):
+    if _is_english(app.config):
+        return
+    from sphinx import locale
+
+    book = _book_messages(app)
+    for (namespace, catalog), translator in list(locale.translators.items()):
+        if catalog == "booktheme":
+            locale.translators[namespace, catalog] = _BookFirst(book, translator)
+
+
+def _chinese_style():
+    from pybtex.database import Entry
+    from pybtex.style.formatting.unsrt import Style
+    from pybtex.style.template import field, href, join, names, optional, sentence
+
+    class ChineseStyle(Style):
+        """unsrt, with the book's own words in Chinese (see the module's docstring)."""
+
+        def format_names(self, role, as_sentence=True):
+            formatted = names(role, sep=", ", sep2=", ", last_sep=", ")
+            return sentence[formatted] if as_sentence else formatted
+
+        def format_edition(self, e):
+            return optional[join["第 ", field("edition"), " 版"]]
+
+        def format_url(self, e):
+            url = field("url", raw=True)
+            return href(url)[url]
+
+        def format_entry(self, label, entry, bib_data=None):
+            fields = type(entry.fields)(entry.fields)
+            for name in ("note", "howpublished"):
+                if name in fields:
+                    chinese = fields.get(name + "_zh")
+                    if not chinese:
+                        raise ValueError(f"appendix/references.bib: {entry.key} has a {name} "
+                                         f"but no {name}_zh, its Chinese for the Chinese edition")
+                    fields[name] = chinese
+            chinese_entry = Entry(entry.type, fields=fields, persons=entry.persons)
+            chinese_entry.key = entry.key
+            return super().format_entry(label, chinese_entry, bib_data)
+
+    return ChineseStyle
+
+
+def _chinese_references(app, config):
+    if _is_english(config):
+        return
+    from pybtex.plugin import register_plugin
+
+    register_plugin("pybtex.style.formatting", "matgrad_zh", _chinese_style(), force=True)
+    config.bibtex_default_style = "matgrad_zh"
+
+
+def _search_bar_text(app, config):
+    """The search field's placeholder is a theme option (Jupyter Book sets
+    "Search this book..."), shown as is: give it its translation."""
+    if _is_english(config):
+        return
+    options = config.html_theme_options
+    options["search_bar_text"] = app.translator.gettext(
+        options.get("search_bar_text", "Search this book..."))
+
+
+def setup(app):
+    app.connect("config-inited", _swap_figures)
+    app.connect("config-inited", _search_bar_text)
+    app.connect("config-inited", _chinese_references)
+    app.connect("builder-inited", _book_first_in_theme_catalogs)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
