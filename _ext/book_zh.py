@@ -1,13 +1,15 @@
 """The Chinese edition's own parts that are not page text: figures and the
 theme's interface.
 
-- Figures. A page draws each figure with ``matgrad.plotting`` and shows it
-  with ``matgrad.plotting.show``, which displays the English figure and puts
-  its Chinese twin (same data, same numbers, Chinese labels) in the output's
-  metadata, ``{"matgrad": {"zh_CN": {"image/png": ...}}}``. In the Chinese
-  build, myst-nb renders that twin instead of the English image. A figure
-  whose twin could not be drawn (no CJK font when the page was executed)
-  stops the build with the reason, rather than showing English or boxes.
+- Figures and tables. A page draws each figure with ``matgrad.plotting`` and
+  shows it with ``matgrad.plotting.show``, which displays the English figure
+  and puts its Chinese twin (same data, same numbers, Chinese labels) in the
+  output's metadata, ``{"matgrad": {"zh_CN": {"image/png": ...}}}``; a table
+  that code prints comes the same way from ``matgrad.tables.markdown_table``
+  (``text/markdown``). In the Chinese build, myst-nb renders the twin instead
+  of the English output. An output whose twin could not be made (a figure
+  without a CJK font when the page was executed) stops the build with the
+  reason, rather than showing English or boxes.
 - Interface strings. The themes' words on every page (the sidebar buttons,
   "Print to PDF", "Launch on", the search field's "Search this book..." ...) are
   messages of Sphinx's "sphinx" catalog: the book translates them in
@@ -46,31 +48,35 @@ def _is_english(config) -> bool:
 
 
 def _swap_figures(app, config):
-    """In the Chinese build, render each figure's Chinese twin."""
+    """In the Chinese build, render each output's Chinese twin (a figure of
+    matgrad.plotting.show, a table of matgrad.tables.markdown_table)."""
     if _is_english(config):
         return
     from myst_nb.core.render import NbElementRenderer
 
-    if getattr(NbElementRenderer.render_image, "matgrad_zh", False):
+    if getattr(NbElementRenderer.render_mime_type, "matgrad_zh", False):
         return
-    original = NbElementRenderer.render_image
+    original = NbElementRenderer.render_mime_type
     language = config.language
 
-    def render_image(self, data):
+    def render_mime_type(self, data):
         twins = (data.output_metadata or {}).get(TWIN_KEY)
-        if twins is not None and data.mime_type == "image/png":
+        if twins is not None:
+            # myst-nb renders every format of an output (and picks one per
+            # builder later): the twin replaces the formats it has; the
+            # others (text/plain's "<Figure ...>") stay.
             twin = twins.get(language)
             if not twin:
                 self.logger.warning(
-                    f"this figure has no {language} version, so the Chinese page would "
-                    f"show the English one: {twins.get('error', 'none was drawn')}",
+                    f"this output has no {language} version, so the Chinese page would "
+                    f"show the English one: {twins.get('error', 'none was made')}",
                     subtype="image", line=data.line)
-            else:
-                data = dataclasses.replace(data, content=twin["image/png"])
+            elif data.mime_type in twin:
+                data = dataclasses.replace(data, content=twin[data.mime_type])
         return original(self, data)
 
-    render_image.matgrad_zh = True
-    NbElementRenderer.render_image = render_image
+    render_mime_type.matgrad_zh = True
+    NbElementRenderer.render_mime_type = render_mime_type
 
 
 class _BookFirst(gettext.NullTranslations):
