@@ -15,6 +15,9 @@ and axe-core (tests/test_a11y.py) finds nothing serious.
   ``role="list"`` whose entries have the deprecated ``doc-biblioentry``
   role, which a list may not contain (axe: aria-required-children,
   critical); the entries become ``listitem``.
+- No top bar that holds only a second search field (pydata-sphinx-theme's
+  ``navbar_persistent`` set empty; tests/test_header.py measures the
+  header at 1280, 390 and 360 px in both editions).
 - (Code blocks that scroll sideways need no fix here: pydata-sphinx-theme
   gives each one that overflows a tab stop, and re-checks 300 ms after a
   resize.)
@@ -113,9 +116,9 @@ TEMPLATES = Path(__file__).parent / "templates"
 # The other edition of a page, relative to the page (English at the top of
 # the site, Chinese under zh_CN/).
 EDITION_LINKS = {
-    "en": {"lang": "zh-CN", "label": "中文", "title": "阅读本页的中文版",
+    "en": {"lang": "zh-CN", "label": "中文", "short": "中文", "title": "阅读本页的中文版",
            "prefix": "zh_CN/", "up": 0},
-    "zh_CN": {"lang": "en", "label": "English", "title": "Read this page in English",
+    "zh_CN": {"lang": "en", "label": "English", "short": "EN", "title": "Read this page in English",
               "prefix": "", "up": 1},
 }
 
@@ -126,6 +129,12 @@ def _is_english(config) -> bool:
 
 def _configure(app, config):
     config.templates_path = [*config.templates_path, str(TEMPLATES)]
+    # pydata-sphinx-theme >= 0.16 fills its top navbar with a search field
+    # when navbar_persistent is not set (pydata_sphinx_theme/__init__.py).
+    # sphinx-book-theme sets every other navbar slot empty, so the bar held
+    # nothing but a second search field (the sidebar has one; below 992 px
+    # the article header has a search button). An empty list drops the bar.
+    config.html_theme_options.setdefault("navbar_persistent", [])
     header = config.html_theme_options.setdefault(
         "article_header_end", ["article-header-buttons.html"])
     if isinstance(header, str):
