@@ -1,0 +1,1 @@
+"""The book's build, as Python modules (`python -m bookbuild.<module>`)."""
