@@ -18,7 +18,7 @@ MATHJAX_SRC := node_modules/mathjax/es5
 MATHJAX_OUT := $(ASSETS)/mathjax/tex-mml-chtml.js
 JB_FLAGS := -W -n --keep-going
 
-.PHONY: book test serve clean bench lab lock venv translations
+.PHONY: book test serve clean bench lab lock venv translations pdf
 
 venv: $(STAMP)
 
@@ -85,7 +85,7 @@ book: $(STAMP) $(MATHJAX_OUT) $(PKG_STAMP)
 	if [ -e $(BOOK_OK) ] && [ -e $(HTML)/index.html ] && [ "$$(cat $(BOOK_OK))" = "$$site" ]; then \
 	  echo "make book: nothing changed since the last successful build ($(HTML))"; exit 0; fi; \
 	[ -e $(BOOK_OK) ] || rm -rf _build/.doctrees _build/zh_CN/.doctrees; \
-	rm -rf $(HTML)/reports _build/zh_CN/html/reports $(BOOK_OK); \
+	rm -rf $(HTML)/reports _build/zh_CN/html/reports $(BOOK_OK) _build/pdf $(HTML)/matgrad-*.pdf; \
 	code=$$($(call digest,$(CODE_INPUTS))); all=; \
 	[ -e $(CODE_OK) ] && [ "$$(cat $(CODE_OK))" = "$$code" ] || all=--all; \
 	exec=$$($(call digest,$(EXEC_INPUTS))); \
@@ -98,6 +98,13 @@ book: $(STAMP) $(MATHJAX_OUT) $(PKG_STAMP)
 	  for f in $$(find $(HTML)/reports _build/zh_CN/html/reports -name '*.log' 2>/dev/null | sort); do \
 	    echo; echo "===== execution report: $$f"; cat "$$f"; done; \
 	  echo "make book: the build failed (exit $$status); reports above." >&2; exit $$status; fi
+
+# The whole book as one PDF per edition, _build/pdf/matgrad-{en,zh_CN}.pdf:
+# single-page HTML from the same doctrees and cache, printed by Chromium
+# (bookbuild/pdf.py); the site then links to both. `make book` removes them
+# when the site changes (a PDF is never older than the site that links it).
+pdf: book
+	$(BIN)/python -m bookbuild.pdf
 
 # Two pytest workers (pytest-xdist): the page executions and browser checks
 # are independent, and the machine this targets has two cores.

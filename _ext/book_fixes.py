@@ -15,6 +15,9 @@ and axe-core (tests/test_a11y.py) finds nothing serious.
   ``role="list"`` whose entries have the deprecated ``doc-biblioentry``
   role, which a list may not contain (axe: aria-required-children,
   critical); the entries become ``listitem``.
+- No top bar that holds only a second search field (pydata-sphinx-theme's
+  ``navbar_persistent`` set empty; tests/test_header.py measures the
+  header at 1280, 390 and 360 px in both editions).
 - (Code blocks that scroll sideways need no fix here: pydata-sphinx-theme
   gives each one that overflows a tab stop, and re-checks 300 ms after a
   resize.)
@@ -113,11 +116,47 @@ TEMPLATES = Path(__file__).parent / "templates"
 # The other edition of a page, relative to the page (English at the top of
 # the site, Chinese under zh_CN/).
 EDITION_LINKS = {
-    "en": {"lang": "zh-CN", "label": "中文", "title": "阅读本页的中文版",
+    "en": {"lang": "zh-CN", "label": "中文", "short": "中文", "title": "阅读本页的中文版",
            "prefix": "zh_CN/", "up": 0},
-    "zh_CN": {"lang": "en", "label": "English", "title": "Read this page in English",
+    "zh_CN": {"lang": "en", "label": "English", "short": "EN", "title": "Read this page in English",
               "prefix": "", "up": 1},
 }
+
+
+# ---- the whole book as PDF (`make pdf`, bookbuild/pdf.py) ----------------
+
+# `make pdf` writes these; the English site serves them at its top, and the
+# index page of both editions links them, below its title, only when both
+# exist at the time the site is built: `make pdf` writes the index pages
+# again after printing, and `make book` removes the PDFs when the site
+# changes, so a PDF is never older than the pages that link to it.
+PDF_DIR = Path(__file__).resolve().parents[1] / "_build" / "pdf"
+PDF_FILES = {"en": "matgrad-en.pdf", "zh_CN": "matgrad-zh_CN.pdf"}
+PDF_NOTE = {  # per edition: the note's words, and the PDFs (its own first)
+    "en": ("The whole book as one PDF:", [("en", "en", "English"), ("zh_CN", "zh-CN", "中文")]),
+    "zh_CN": ("全书 PDF：", [("zh_CN", "zh-CN", "中文"), ("en", "en", "English")]),
+}
+
+
+def built_pdfs() -> bool:
+    return all((PDF_DIR / name).is_file() for name in PDF_FILES.values())
+
+
+def _pdf_links(app, pagename, templatename, context, doctree):
+    """Below the index page's title: links to the book's PDFs (when built)."""
+    edition = "en" if _is_english(app.config) else app.config.language
+    if (not app.config.html_context.get("matgrad_pdfs") or app.builder.name != "html"
+            or pagename != app.config.root_doc or edition not in PDF_NOTE
+            or "</h1>" not in context.get("body", "")):
+        return
+    up = "../" * EDITION_LINKS[edition]["up"]
+    words, pdfs = PDF_NOTE[edition]
+    links = " · ".join(
+        f'<a href="{up}{PDF_FILES[pdf]}" hreflang="{lang}" lang="{lang}" '
+        f'type="application/pdf">{label}</a>' for pdf, lang, label in pdfs)
+    note = (f'<p class="matgrad-book-pdfs"><i class="fa-solid fa-file-pdf" aria-hidden="true">'
+            f'</i> {words} {links}</p>')
+    context["body"] = context["body"].replace("</h1>", "</h1>\n" + note, 1)
 
 
 def _is_english(config) -> bool:
@@ -125,9 +164,24 @@ def _is_english(config) -> bool:
 
 
 def _configure(app, config):
+<<<<<<< HEAD
     # First: the book's copies of theme components (_ext/book_zh.py) replace the
     # themes' own, which the themes put on templates_path when they are set up.
     config.templates_path = [str(TEMPLATES), *config.templates_path]
+=======
+    config.templates_path = [*config.templates_path, str(TEMPLATES)]
+    # pydata-sphinx-theme >= 0.16 fills its top navbar with a search field
+    # when navbar_persistent is not set (pydata_sphinx_theme/__init__.py).
+    # sphinx-book-theme sets every other navbar slot empty, so the bar held
+    # nothing but a second search field (the sidebar has one; below 992 px
+    # the article header has a search button). An empty list drops the bar.
+    config.html_theme_options.setdefault("navbar_persistent", [])
+    # Whether the book's PDFs exist: a configuration value of the HTML
+    # builder, so that pages are written again when they appear or go.
+    config.html_context = {**config.html_context, "matgrad_pdfs": built_pdfs()}
+    if built_pdfs() and _is_english(config):
+        config.html_extra_path = [*config.html_extra_path, str(PDF_DIR)]
+>>>>>>> issue23
     header = config.html_theme_options.setdefault(
         "article_header_end", ["article-header-buttons.html"])
     if isinstance(header, str):
@@ -387,6 +441,7 @@ def setup(app):
     app.connect("config-inited", _configure)
     app.connect("html-page-context", _drop_thebe, priority=900)
     app.connect("html-page-context", _edition_link)
+    app.connect("html-page-context", _pdf_links, priority=600)  # after the theme's 501
     app.connect("builder-inited", _fix_rendered_pages)
     app.add_node(exercise_title_message, html=(_skip, None), latex=(_skip, None),
                  text=(_skip, None))

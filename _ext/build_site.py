@@ -15,6 +15,8 @@ cache, so no page runs here: both editions read the same cached outputs.
   found no translation for to `_build/zh_CN/untranslated.json`
   (`_ext/book_fixes.py`); this script prints how many, and the tests fail on
   any.
+- `singlehtml-en`, `singlehtml-zh_CN`: each edition as one page, for
+  `make pdf` (bookbuild/pdf.py), from the same doctrees.
 - `--gettext`: `_build/gettext/<page>.pot`, the messages of every page, which
   `make translations` merges into the .po files with sphinx-intl.
 - `--drop-obsolete`: after that merge, remove the entries whose English is
@@ -57,18 +59,31 @@ EDITIONS = {
         "overrides": {"language": "zh_CN", "html_title": "矩阵的梯度",
                       "project": "矩阵的梯度", "author": "matgrad 作者"},
     },
+    # The whole book on one page per edition (Sphinx's singlehtml builder),
+    # which bookbuild/pdf.py prints to PDF. Same configuration and doctrees
+    # as the site's edition, so no page is read (or run) again.
+    "singlehtml-en": {
+        "out": BUILD / "singlehtml", "doctrees": BUILD / ".doctrees",
+        "builder": "singlehtml", "overrides": {},
+    },
+    "singlehtml-zh_CN": {
+        "out": BUILD / "zh_CN" / "singlehtml", "doctrees": BUILD / "zh_CN" / ".doctrees",
+        "builder": "singlehtml", "overrides": {},
+    },
     "gettext": {
         "out": BUILD / "gettext", "doctrees": BUILD / "gettext-doctrees",
         "builder": "gettext", "overrides": {},
     },
 }
+EDITIONS["singlehtml-zh_CN"]["overrides"] = EDITIONS["zh_CN"]["overrides"]
 # Where the Chinese site is published, inside the English one.
 ZH_SITE = BUILD / "html" / "zh_CN"
 UNTRANSLATED = BUILD / "zh_CN" / "untranslated.json"
 
 
-def sphinx_build(edition: str, fresh: bool) -> int:
-    """One Sphinx build (in this process), as `jupyter-book build . -W -n --keep-going -q`."""
+def sphinx_build(edition: str, fresh: bool, only: list[str] | None = None) -> int:
+    """One Sphinx build (in this process), as `jupyter-book build . -W -n --keep-going -q`;
+    ``only``: write just these source files (as `sphinx-build ... FILE`)."""
     from jupyter_book.sphinx import build_sphinx
 
     spec = EDITIONS[edition]
@@ -92,6 +107,7 @@ def sphinx_build(edition: str, fresh: bool) -> int:
     result = build_sphinx(
         ROOT, spec["out"], noconfig=True, path_config=ROOT / "_config.yml",
         confoverrides=overrides, doctreedir=spec["doctrees"], builder=spec["builder"],
+        filenames=[str(ROOT / name) for name in only or []],
         warningiserror=True, keep_going=True, freshenv=fresh, quiet=True,
     )
     if isinstance(result, Exception):
@@ -99,13 +115,14 @@ def sphinx_build(edition: str, fresh: bool) -> int:
     return int(result or 0)
 
 
-def build_editions(editions: list[str], fresh: bool) -> int:
+def build_editions(editions: list[str], fresh: bool, only: list[str] | None = None) -> int:
     """Build ``editions`` in parallel processes; print the logs of any that failed."""
     BUILD.mkdir(exist_ok=True)
     procs = {}
     for edition in editions:
         log = BUILD / f"sphinx-{edition}.log"
         cmd = [sys.executable, __file__, "--edition", edition] + (["--all"] if fresh else [])
+        cmd += [arg for name in only or [] for arg in ("--only", name)]
         with open(log, "w") as handle:
             procs[edition] = (subprocess.Popen(cmd, stdout=handle, stderr=subprocess.STDOUT,
                                                cwd=ROOT), log)
@@ -153,6 +170,7 @@ def main() -> int:
     parser.add_argument("--drop-obsolete", action="store_true",
                         help="remove obsolete entries from the catalogs")
     parser.add_argument("--edition", choices=sorted(EDITIONS), help=argparse.SUPPRESS)
+    parser.add_argument("--only", action="append", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.drop_obsolete:
         drop_obsolete()
@@ -160,7 +178,7 @@ def main() -> int:
 
     if args.edition:  # a child process: one build
         os.chdir(ROOT)
-        return sphinx_build(args.edition, args.all)
+        return sphinx_build(args.edition, args.all, args.only)
     if args.gettext:
         return build_editions(["gettext"], fresh=True)
 

@@ -2,9 +2,9 @@
 
 axe-core (pinned in package.json, installed by `npm ci`) is injected from
 node_modules into each page of the built site: every rule in light mode at
-1280 pixels; the rules that change with the view in dark mode (colours) and
-at a phone's 390 pixels (code blocks that scroll sideways must be reachable
-by keyboard).
+1280 pixels; the rules that change with the view in dark mode (colours,
+English pages) and at a phone's 390 pixels (code blocks that scroll sideways
+must be reachable by keyboard; both editions).
 No violation of impact "serious" or "critical" is allowed; the others are
 counted per page and rule, written to _build/a11y.json and printed in the
 test summary so that a reviewer sees them.
@@ -60,10 +60,12 @@ def report():
 @pytest.mark.site
 @pytest.mark.parametrize("page", site_pages(), ids=str)
 def test_page_has_no_serious_accessibility_violation(page, server, browser, axe_source):
-    # A translated page shares the English page's styles and layout, so the
-    # colour and narrow-screen views would repeat the English results; its
-    # own text, language and labels are checked by the full light view.
-    views = VIEWS if page == source_page(page) else {"light": VIEWS["light"]}
+    # A translated page shares the English page's styles, so the dark view
+    # would repeat the English results; its own text, language and labels
+    # are checked by the full light view, and its own line lengths (Chinese
+    # words, the "English" link) by the narrow one.
+    views = VIEWS if page == source_page(page) else {
+        "narrow": VIEWS["narrow"], "light": VIEWS["light"]}
     first = next(iter(views.values()))
     context = browser.new_context(viewport={"width": first[1], "height": 900})
     tab = context.new_page()
