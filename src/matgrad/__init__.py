@@ -5,9 +5,12 @@ tests never pay for importing TensorFlow:
 
 >>> from matgrad import examples, symbolic, jacobian, vjp, tape   # no TensorFlow
 >>> from matgrad import tf_matmul                                 # imports TensorFlow
+>>> from matgrad import linalg_grads                              # NumPy rules, no TensorFlow
+>>> from matgrad import checking                                  # TensorFlow when a check runs
 """
 
 __version__ = "0.1.0"
 __all__ = [
     "examples", "symbolic", "jacobian", "vjp", "tape", "tf_matmul", "tf_env", "plotting", "timing",
+    "linalg_grads", "checking",
 ]
