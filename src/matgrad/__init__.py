@@ -14,3 +14,12 @@ __all__ = [
     "examples", "symbolic", "jacobian", "vjp", "tape", "tf_matmul", "tf_env", "plotting", "timing",
     "linalg_grads", "checking",
 ]
+
+
+def __getattr__(name):
+    """``matgrad.check_rule`` is :func:`matgrad.checking.check_rule`, imported on first use."""
+    if name == "check_rule":
+        from .checking import check_rule
+
+        return check_rule
+    raise AttributeError(f"module 'matgrad' has no attribute {name!r}")
