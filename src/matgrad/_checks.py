@@ -69,7 +69,7 @@ def check_same_dtype(**arrays: np.ndarray) -> None:
         raise TypeError(f"the arrays must share one dtype, got {listed}")
 
 
-def check_shape(arr: np.ndarray, name: str, shape: tuple, what: str) -> None:
-    """Raise ValueError unless ``arr.shape == shape``; ``what`` says where the shape comes from."""
+def check_shape(arr: np.ndarray, name: str, shape: tuple, why: str) -> None:
+    """Raise ValueError unless ``arr.shape == shape``; ``why`` says where that shape comes from."""
     if arr.shape != tuple(shape):
-        raise ValueError(f"{name} must have {what} {tuple(shape)}, got shape {arr.shape}")
+        raise ValueError(f"{name} must have shape {tuple(shape)} ({why}), got shape {arr.shape}")

@@ -8,17 +8,18 @@ upstream gradient ``grad`` stands for the real loss ``L = Re<grad, Y>`` with
 :func:`matgrad.tf_matmul.matmul_grad`).  For real arrays every ``conj`` does
 nothing.
 
-=====================  ==========================  =================================
-function               TensorFlow op               rule
-=====================  ==========================  =================================
-``bias_add_grad``      ``BiasAdd`` (bias input)    sum of ``grad`` over every axis but the bias axis
-``inverse_grad``       ``MatrixInverse``           ``-A^-H G A^-H``
-``det_grad``           ``MatrixDeterminant``       ``G conj(det A) A^-H = G adj(A)^H``
-``det_grad_as_registered``  ``MatrixDeterminant``  ``G det(A) A^-H``: TensorFlow's rule as it is
-``logdet_grad``        ``LogMatrixDeterminant``    ``Re(G) A^-H`` (gradient of ``log|det A|``)
-``einsum_grad``        ``Einsum``                  einsum of ``G`` with the other (conjugated) operands
-``cholesky_grad``      ``Cholesky``                ``sym(L^-H Phi(L^H G) L^-1)``
-=====================  ==========================  =================================
+- ``bias_add_grad``: ``BiasAdd`` (bias input), the sum of ``grad`` over every
+  axis but the bias axis;
+- ``inverse_grad``: ``MatrixInverse``, ``-A^-H G A^-H``;
+- ``det_grad``: ``MatrixDeterminant``, ``G conj(det A) A^-H = G adj(A)^H``;
+- ``det_grad_as_registered``: TensorFlow's registered rule as it is,
+  ``G det(A) A^-H`` (wrong for complex ``A``);
+- ``logdet_grad``: ``LogMatrixDeterminant``, ``Re(G) A^-H`` (the gradient of
+  ``log|det A|``);
+- ``einsum_grad``: ``Einsum``, the einsum of ``G`` with the other
+  (conjugated) operands;
+- ``cholesky_grad``: ``Cholesky``, ``sym(L^-H Phi(L^H G) L^-1)``;
+- ``adjugate``: ``adj(A)``, also for singular ``A``.
 
 The matrix functions take batches (leading axes) as TensorFlow's ops do.
 No TensorFlow is imported here.
@@ -47,8 +48,8 @@ def _matrix_and_grad(a, grad, a_name: str, grad_shape_of):
     check_square(a, a_name)
     grad = as_array(grad, "grad")
     check_same_dtype(**{a_name: a, "grad": grad})
-    check_shape(grad, "grad", grad_shape_of(a.shape), f"the shape of the op's output for "
-                f"{a_name} of shape {a.shape},")
+    check_shape(grad, "grad", grad_shape_of(a.shape),
+                f"the op's output shape for {a_name} of shape {a.shape}")
     return a, grad
 
 
@@ -196,7 +197,7 @@ def einsum_grad(subscripts, operands, grad):
     grad = as_array(grad, "grad")
     check_same_dtype(**{f"operands[{k}]": x for k, x in enumerate(arrays)}, grad=grad)
     check_shape(grad, "grad", tuple(sizes[c] for c in out),
-                f"the output shape of {subscripts!r},")
+                f"the output shape of {subscripts!r}")
     conj = [np.conj(x) for x in arrays]
     grads = []
     for k, term in enumerate(terms):
