@@ -38,7 +38,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BUILD = ROOT / "_build"
+# MATGRAD_BUILD_DIR moves the build elsewhere (tests/test_portability.py builds
+# the Chinese edition from another execution cache there).
+BUILD = Path(os.environ.get("MATGRAD_BUILD_DIR") or ROOT / "_build")
 CACHE = BUILD / ".jupyter_cache"
 LOCALES = ROOT / "locales"
 
