@@ -12,7 +12,7 @@ tests never pay for importing TensorFlow:
 __version__ = "0.1.0"
 __all__ = [
     "examples", "symbolic", "jacobian", "vjp", "tape", "tf_matmul", "tf_env", "plotting", "timing",
-    "linalg_grads", "checking",
+    "floats", "linalg_grads", "checking",
 ]
 
 
