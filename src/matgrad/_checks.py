@@ -51,3 +51,25 @@ def as_shape(shape, name: str) -> tuple[int, ...]:
     if any(s <= 0 for s in shape):
         raise ValueError(f"{name} must contain positive ints, got {shape!r}")
     return tuple(int(s) for s in shape)
+
+
+def check_square(arr: np.ndarray, name: str) -> None:
+    """Raise ValueError unless ``arr`` is a (batch of) square matrices: rank >= 2, last two equal."""
+    if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2]:
+        raise ValueError(
+            f"{name} must be a square matrix or a batch of them (shape (..., n, n)), "
+            f"got shape {arr.shape}"
+        )
+
+
+def check_same_dtype(**arrays: np.ndarray) -> None:
+    """Raise TypeError unless every array has one dtype; the message lists them by name."""
+    if len({a.dtype for a in arrays.values()}) > 1:
+        listed = ", ".join(f"{n}: {a.dtype}" for n, a in arrays.items())
+        raise TypeError(f"the arrays must share one dtype, got {listed}")
+
+
+def check_shape(arr: np.ndarray, name: str, shape: tuple, why: str) -> None:
+    """Raise ValueError unless ``arr.shape == shape``; ``why`` says where that shape comes from."""
+    if arr.shape != tuple(shape):
+        raise ValueError(f"{name} must have shape {tuple(shape)} ({why}), got shape {arr.shape}")
