@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import as_array
+from .counting import matmul as _mm, multiply as _mul  # counted products (matgrad.counting)
 
 _active: list["Tape"] = []
 
@@ -89,7 +90,7 @@ def _record(value, inputs, vjp) -> Variable:
 def matmul(a, b) -> Variable:
     A, B = _value(a), _value(b)
     # VJP of Y = A @ B: dA = G @ B^H, dB = A^H @ G (the rule of chapter 04).
-    return _record(A @ B, (a, b), lambda g: (g @ B.conj().T, A.conj().T @ g))
+    return _record(_mm(A, B), (a, b), lambda g: (_mm(g, B.conj().T), _mm(A.conj().T, g)))
 
 
 def add(a, b) -> Variable:
@@ -100,9 +101,9 @@ def add(a, b) -> Variable:
 def multiply(a, b) -> Variable:
     A, B = _value(a), _value(b)
     return _record(
-        A * B,
+        _mul(A, B),
         (a, b),
-        lambda g: (_unbroadcast(g * B.conj(), A.shape), _unbroadcast(g * A.conj(), B.shape)),
+        lambda g: (_unbroadcast(_mul(g, B.conj()), A.shape), _unbroadcast(_mul(g, A.conj()), B.shape)),
     )
 
 

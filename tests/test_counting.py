@@ -1,0 +1,79 @@
+"""matgrad.counting: multiplication counts of products, and the tape's counted passes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from matgrad.counting import MultiplicationCounter, matmul, matmul_multiplications, multiply
+from matgrad.tape import Tape
+
+
+def _brute_matmul_count(a_shape, b_shape):
+    """Count by doing the product with ones: every entry of a @ b is a sum of k ones."""
+    a, b = np.ones(a_shape), np.ones(b_shape)
+    out = a @ b
+    return int(np.sum(out))  # each multiplication contributes 1*1 to exactly one entry
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    batch=st.lists(st.integers(1, 3), max_size=2),
+    m=st.integers(1, 4), k=st.integers(1, 4), n=st.integers(1, 4),
+    drop_a=st.booleans(), drop_b=st.booleans(), vec=st.sampled_from([None, "a", "b"]),
+)
+def test_matmul_count_equals_a_brute_force_count(batch, m, k, n, drop_a, drop_b, vec):
+    a_shape = (() if drop_a else tuple(batch)) + (m, k)
+    b_shape = (() if drop_b else tuple(batch)) + (k, n)
+    if vec == "a":
+        a_shape = (k,)
+    elif vec == "b":
+        b_shape = (k,)
+    assert matmul_multiplications(a_shape, b_shape) == _brute_matmul_count(a_shape, b_shape)
+
+
+def test_counter_counts_products_and_nests():
+    a, b = np.ones((2, 3)), np.ones((3, 4))
+    with MultiplicationCounter() as outer:
+        np.testing.assert_array_equal(matmul(a, b), a @ b)
+        with MultiplicationCounter() as inner:
+            np.testing.assert_array_equal(multiply(a, np.ones((1, 3))), a)
+    assert inner.by_op == {"matmul": 0, "multiply": 6}
+    assert outer.by_op == {"matmul": 24, "multiply": 6}
+    assert outer.total == 30
+    with MultiplicationCounter() as after:
+        pass
+    matmul(a, b)          # no counter open: nothing counted, nothing kept
+    assert after.total == 0 and outer.total == 30
+
+
+def test_tape_gradient_of_a_chain_costs_three_times_the_function():
+    rng = np.random.default_rng(0)
+    n, k = 4, 3
+    X0, A = rng.standard_normal((n, n)), rng.standard_normal((n, n))
+    with MultiplicationCounter() as count:
+        with Tape() as tape:
+            X = tape.watch(X0)
+            Y = X
+            for _ in range(k):
+                Y = Y @ A
+            L = (Y * Y).sum()
+        forward = count.total
+        g = tape.gradient(L, X)
+    assert forward == k * n**3 + n**2
+    assert count.total == 3 * forward      # each product's VJP is two products of its size
+    M = np.linalg.matrix_power(A, k)
+    np.testing.assert_allclose(g, 2 * (X0 @ M) @ M.T, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "a_shape, b_shape, words",
+    [((2, 3), (4, 5), "inner axes differ"), ((), (3, 3), "rank >= 1"),
+     ((2, 2, 3), (3, 3, 4), "batch axes do not broadcast")],
+)
+def test_bad_shapes_raise_value_error_naming_both(a_shape, b_shape, words):
+    with pytest.raises(ValueError, match=words) as info:
+        matmul_multiplications(a_shape, b_shape)
+    assert str(a_shape) in str(info.value) and str(b_shape) in str(info.value)
