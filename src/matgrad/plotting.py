@@ -54,9 +54,11 @@ def plot_cost(sizes, series: dict, *, ax=None, slopes=None, ylabel="time (s)",
               xlabel="n (matrices are n x n)", title=None, figsize=(5.5, 3.8)):
     """Log-log cost curves, one per entry of ``series`` ({label: values}).
 
-    ``slopes`` maps a series label to a power p: a dashed guide of slope p is
-    drawn through that series' last point (the largest size, where the
-    asymptotic cost shows) over the three largest sizes, labelled ``n^p``.
+    ``slopes`` maps a series label to a power p, or to a sequence of powers:
+    for each, a dashed guide of slope p is drawn through that series' last
+    point (the largest size, where the asymptotic cost shows) over the three
+    largest sizes, labelled ``n^p``.  Two powers bracket a measurement, for
+    example the memory (the size of the result) and the work of a method.
     The x ticks are the measured sizes.
     """
     from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
@@ -73,12 +75,12 @@ def plot_cost(sizes, series: dict, *, ax=None, slopes=None, ylabel="time (s)",
         if values.shape != sizes.shape:
             raise ValueError(f"series {label!r} has shape {values.shape}, sizes {sizes.shape}")
         (line,) = ax.loglog(sizes, values, marker=marker, label=label)
-        if label in slopes:
-            p = slopes[label]
+        powers = slopes.get(label, ())
+        for p in np.atleast_1d(powers).tolist():
             span = sizes[-3:]
             guide = values[-1] * (span / span[-1]) ** p
             ax.loglog(span, guide, ls="--", color=line.get_color(), lw=1, alpha=0.6)
-            ax.annotate(f"$n^{{{p}}}$", (span[0], guide[0]), color=line.get_color(),
+            ax.annotate(f"$n^{{{p:g}}}$", (span[0], guide[0]), color=line.get_color(),
                         fontsize=10, xytext=(-4, -4), textcoords="offset points", ha="right")
     ax.xaxis.set_major_locator(FixedLocator(sizes))
     ax.xaxis.set_major_formatter(lambda x, _: f"{x:g}")
