@@ -104,3 +104,22 @@ def test_fitted_slope_and_position():
     with pytest.raises(ValueError, match="low must be smaller"):
         slope_position(1, 5, 4)
     assert slope_words(4.5, 4, 5) == {"en": "between the two guides", "zh": "介于两条参考线之间"}
+
+
+def test_plot_chain_order_draws_the_factors_and_three_arrows():
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+
+    from matgrad.plotting import plot_chain_order
+
+    ax = plot_chain_order()
+    assert sum(isinstance(p, Rectangle) for p in ax.patches) == 3
+    arrows = [p for p in ax.patches if isinstance(p, FancyArrowPatch)]
+    assert len(arrows) == 3
+    texts = [t.get_text() for t in ax.texts]
+    assert any("against the program" in t for t in texts)
+    ax = plot_chain_order(words={"left": "左端"})
+    assert "左端" in [t.get_text() for t in ax.texts]
+    with pytest.raises(ValueError, match="unknown keys"):
+        plot_chain_order(words={"up": "x"})
+    with pytest.raises(ValueError, match="at least two"):
+        plot_chain_order([("$J$", "1x1", "step")])

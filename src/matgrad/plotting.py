@@ -93,3 +93,62 @@ def plot_cost(sizes, series: dict, *, ax=None, slopes=None, ylabel="time (s)",
     ax.legend(fontsize=8)
     ax.grid(True, which="major", alpha=0.3)
     return ax
+
+
+#: The words of :func:`plot_chain_order`, so that another edition can pass its own.
+CHAIN_ORDER_WORDS = {
+    "program": "program order: step 1, then 2, then 3",
+    "forward": "forward accumulation: start at the right end ($J_2 J_1$ first), with the program",
+    "reverse": "reverse accumulation: start at the left end ($J_3 J_2$ first), against the program",
+    "left": "left end",
+    "right": "right end",
+}
+
+
+def plot_chain_order(factors=None, *, words=None, ax=None, figsize=(7.0, 3.0)):
+    """Draw a chain of Jacobians as written, with the two directions kept apart.
+
+    ``factors`` lists ``(name, shape, step)`` from the left of the written
+    product to its right (default: the chain J3 J2 J1 of chapter 03).  The
+    written product puts the program's first step on the *right*, so the
+    figure shows the program's direction above the factors, and below them
+    which end each accumulation starts from.  ``words`` overrides entries of
+    :data:`CHAIN_ORDER_WORDS`.
+    """
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+
+    if factors is None:
+        factors = [("$J_3$", "1×15", "step 3: $L = \\sum Z^2$"),
+                   ("$J_2$", "15×15", "step 2: $Z = \\tanh(Y)$"),
+                   ("$J_1$", "15×15", "step 1: $Y = TB$")]
+    if len(factors) < 2:
+        raise ValueError(f"factors must list at least two factors, got {len(factors)}")
+    unknown = set(words or {}) - set(CHAIN_ORDER_WORDS)
+    if unknown:
+        raise ValueError(f"words has unknown keys {sorted(unknown)}; known: "
+                         f"{sorted(CHAIN_ORDER_WORDS)}")
+    text = {**CHAIN_ORDER_WORDS, **(words or {})}
+    ax = _axes(ax, figsize)
+    k = len(factors)
+    for i, (name, shape, step) in enumerate(factors):
+        ax.add_patch(Rectangle((i * 2.2, 0), 1.6, 1.2, fill=False, lw=1.5))
+        ax.text(i * 2.2 + 0.8, 0.75, name, ha="center", va="center", fontsize=15)
+        ax.text(i * 2.2 + 0.8, 0.3, shape, ha="center", va="center", fontsize=9)
+        ax.text(i * 2.2 + 0.8, 1.45, step, ha="center", va="bottom", fontsize=9)
+    right = (k - 1) * 2.2 + 1.6
+
+    def arrow(x0, x1, y, label, color, style="-|>"):
+        ax.add_patch(FancyArrowPatch((x0, y), (x1, y), arrowstyle=style,
+                                     mutation_scale=16, color=color, lw=1.8))
+        ax.text((x0 + x1) / 2, y + 0.12, label, ha="center", va="bottom",
+                fontsize=9, color=color)
+
+    arrow(right, 0, 2.15, text["program"], "0.25")
+    arrow(right, 0, -0.7, text["forward"], "tab:blue")
+    arrow(0, right, -1.4, text["reverse"], "tab:red")
+    ax.text(0, -0.2, text["left"], ha="left", va="top", fontsize=8, color="0.4")
+    ax.text(right, -0.2, text["right"], ha="right", va="top", fontsize=8, color="0.4")
+    ax.set_xlim(-0.3, right + 0.3)
+    ax.set_ylim(-1.6, 2.7)
+    ax.set_axis_off()
+    return ax
