@@ -145,15 +145,18 @@ def _configure(app, config):
 
 
 def term_table(srcdir) -> list[tuple[str, str]]:
-    """(English, Chinese) rows of the glossary's term table, parentheses dropped."""
+    """(English, Chinese) rows of the glossary's term table, parentheses dropped.
+
+    An English word with two senses has two rows (e.g. *Jacobian*: 雅可比矩阵
+    when flattened, 雅可比张量 when not), told apart in parentheses."""
     text = (Path(srcdir) / "appendix" / "glossary.md").read_text("utf8")
     rows = []
     for line in text[text.index("(glossary-zh-terms)="):].splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 2 and re.search(r"[\u4e00-\u9fff]", cells[1]) \
                 and cells[0] not in ("English", "英文"):
-            rows.append((re.sub(r"\s*\(.*\)", "", cells[0].strip("*")),
-                         re.sub(r"\s*\(.*\)", "", cells[1])))
+            rows.append((re.sub(r"\s*\(.*\)", "", cells[0]).strip("*"),
+                         re.sub(r"\s*[(（].*[)）]", "", cells[1])))
     return rows
 
 

@@ -9,7 +9,8 @@ prints every problem as "file: message: problem" (all catalogs by default).
 A message passes when
 - it has a translation (not empty) and is not marked fuzzy;
 - its MyST markup survived: the same inline code spans, the same inline and
-  display math, and the same roles with the same targets ({ref}`text <target>`
+  display math (whose \\text{...} words may be translated), and the same
+  roles with the same targets ({ref}`text <target>`
   may translate its text; {term}`upstream gradient` becomes
   {term}`上游梯度 <upstream gradient>`, the English term kept as the target;
   a glued value that is words, not a number, has a Chinese twin glued under
@@ -17,7 +18,11 @@ A message passes when
 - a message with English prose has Chinese in its translation;
 - where the English uses a term of the glossary's term table
   (appendix/glossary.md, "The same terms in Chinese"), the translation uses
-  that table's Chinese term.
+  that table's Chinese term;
+- its Chinese prose uses Chinese punctuation: no half-width , ; : ? ! ( )
+  next to a Chinese character (spaces and emphasis stars in between count as
+  next to), but ，；：？！（）. Code, math, roles, URLs and link targets keep
+  theirs, and so does a shape such as (5, 3) or 5×3.
 """
 
 from __future__ import annotations
@@ -34,6 +39,11 @@ ROLE = re.compile(r"\{([a-z:]+)\}`([^`]*)`")
 CODE = re.compile(r"(?<![`}])`([^`]+)`")
 MATH = re.compile(r"\$\$.*?\$\$|\$[^$\n]+\$", re.S)
 CJK = re.compile(r"[\u3400-\u9fff]")
+# What Chinese prose leaves alone: roles, code, math, link targets, URLs, HTML.
+VERBATIM = re.compile(r"\{[a-z:]+\}`[^`]*`|``[^`]+``|`[^`]+`|\$\$.*?\$\$|\$[^$\n]+\$"
+                      r"|\]\([^)\s]*\)|<https?://[^>]+>|https?://[^\s)）]+|<[a-z/][^>]*>", re.S)
+HALF_WIDTH = ",;:?!()"
+SHAPE = re.compile(r"\(\s*-?\d+(?:\s*[,×]\s*-?\d+)*\s*,?\s*\)")  # (5, 3), (15×15)
 
 
 def catalogs() -> list[Path]:
@@ -65,8 +75,10 @@ def code_spans(text: str) -> Counter:
 
 
 def maths(text: str) -> Counter:
+    """The math of a message; words in \\text{...} may be translated."""
     without = CODE.sub("", ROLE.sub("", text))
-    return Counter(m.strip() for m in MATH.findall(without))
+    return Counter(re.sub(r"\\text\{[^{}]*\}", r"\\text{}", m.strip())
+                   for m in MATH.findall(without))
 
 
 def prose(text: str) -> str:
@@ -99,17 +111,51 @@ def term_table() -> list[tuple[str, str]]:
 
 
 def term_problems(msgid: str, msgstr: str, table) -> list[str]:
+    """The table's terms that the English uses and the translation does not.
+
+    A word with two senses has two rows (Jacobian: 雅可比矩阵 flattened,
+    雅可比张量 not; adjoint: 伴随 of a linear map, 共轭转置 of a matrix); the
+    translation uses one of them."""
     english = prose(msgid)
-    problems = []
+    senses: dict[str, list[str]] = {}
     for term, chinese in table:
+        senses.setdefault(term, []).append(chinese)
+    problems = []
+    for term, chinese in senses.items():
         # (not inside a dotted name such as tape.jacobian)
         pattern = re.compile(r"(?<![\w.])" + re.escape(term).replace(r"\ ", r"[\s-]") + r"(s|es)?\b",
                              re.I)
         if pattern.search(english):
             english = pattern.sub(" ", english)
-            if chinese not in msgstr:
-                problems.append(f"uses '{term}' but not '{chinese}'")
+            if not any(c in msgstr for c in chinese):
+                problems.append(f"uses '{term}' but not " + " or ".join(f"'{c}'" for c in chinese))
     return problems
+
+
+def punctuation_problems(msgstr: str) -> list[str]:
+    """Half-width , ; : ? ! ( ) next to Chinese characters, each with its context."""
+    if not CJK.search(msgstr):
+        return []
+    # Verbatim spans and shapes become a neutral letter, so that what stands
+    # next to a mark is the prose around them.
+    masked = SHAPE.sub(lambda m: "x" * len(m.group()), VERBATIM.sub(lambda m: "x" * len(m.group()),
+                                                                     msgstr))
+    found = []
+    for i, mark in enumerate(masked):
+        if mark not in HALF_WIDTH:
+            continue
+        left = masked[:i].rstrip(" *_")[-1:]
+        right = masked[i + 1:].lstrip(" *_")[:1]
+        if CJK.match(left) or CJK.match(right):
+            found.append(f"half-width '{mark}' in Chinese prose: "
+                         f"{msgstr[max(0, i - 12):i + 13]!r} (use {chr(ord(mark) + 0xFEE0)})")
+    return found
+
+
+def _term_table_english(msgid: str, msgstr: str) -> bool:
+    """A cell of the term table's English column, "*term* (sense)": the term stays."""
+    term = re.match(r"\*[^*]+\*", msgid)
+    return bool(term) and msgstr.startswith(term.group())
 
 
 def problems(path: Path) -> list[tuple[str, str]]:
@@ -139,7 +185,9 @@ def problems(path: Path) -> list[tuple[str, str]]:
         if needs_translation(msgid) and msgid == msgstr and CJK.search(msgid) is None \
                 and len(prose(msgid).split()) > 3:
             found.append((short, "left in English"))
-        if msgstr == msgid:
+        for problem in punctuation_problems(msgstr):
+            found.append((short, problem))
+        if msgstr == msgid or _term_table_english(msgid, msgstr):
             continue  # kept in English on purpose (a name, or the term table's English)
         for problem in term_problems(msgid, msgstr, table):
             found.append((short, problem))

@@ -83,16 +83,19 @@ def test_hide_retracing_warning_drops_only_that_message():
 
 
 def test_seed_gradient_in_subprocess_with_and_without_onednn():
-    import platform
-
+    """What holds on every machine: each run adds every row of B in one of its
+    groupings (which one is the kernel's choice), and the runs agree within
+    float32 rounding. Nothing here depends on this CPU's instruction set."""
+    from matgrad.floats import three_term_sums
     from matgrad.tf_env import seed_gradient_in_subprocess
 
+    sums = [three_term_sums(*row) for row in examples.SEED_B]
     off = seed_gradient_in_subprocess(onednn=False)
-    np.testing.assert_array_equal(off, np.tile(examples.EXPECTED_SEED_GRAD_ROW, (5, 1)))
     on = seed_gradient_in_subprocess(onednn=True)
-    np.testing.assert_allclose(on, off, rtol=1e-6)
-    if platform.machine() in ("x86_64", "AMD64"):
-        b = examples.SEED_B[0]
-        assert on[0, 0] == b[0] + (b[1] + b[2]) != off[0, 0]
+    for gradient in (off, on):
+        np.testing.assert_allclose(gradient, np.tile(examples.EXPECTED_SEED_GRAD_ROW, (5, 1)),
+                                   rtol=1e-6)
+        for value, row_sums in zip(gradient[0], sums):
+            assert value in row_sums.values(), (value, row_sums)
     with pytest.raises(TypeError, match="onednn must be True or False"):
         seed_gradient_in_subprocess(onednn="yes")

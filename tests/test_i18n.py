@@ -5,7 +5,7 @@ _toc.yml). They are checked twice:
 
 - as files (tests/i18n_checks.py): every message translated, none fuzzy, the
   MyST markup (code, math, roles and their targets) intact, and the terms of
-  the glossary's term table used;
+  the glossary's term table used, and Chinese punctuation in Chinese prose;
 - against the pages as they are now: the Chinese build writes every message
   it found no translation for to _build/zh_CN/untranslated.json, which
   catches a catalog that was not updated after the English changed.
@@ -54,10 +54,11 @@ def test_catalog_is_complete_and_intact(page):
 
 
 def test_term_table_is_read():
-    table = dict(i18n_checks.term_table())
-    for english, chinese in (("Jacobian", "雅可比矩阵"), ("upstream gradient", "上游梯度"),
-                             ("vector-Jacobian product", "向量-雅可比积"), ("seed", "种子")):
-        assert table.get(english) == chinese
+    table = i18n_checks.term_table()
+    for row in (("Jacobian", "雅可比矩阵"), ("Jacobian", "雅可比张量"), ("upstream gradient", "上游梯度"),
+                ("vector-Jacobian product", "向量-雅可比积"), ("seed", "种子"),
+                ("backward pass", "反向传播"), ("adjoint", "共轭转置")):
+        assert row in table
 
 
 def test_checker_finds_broken_markup_and_wrong_terms():
@@ -67,10 +68,24 @@ def test_checker_finds_broken_markup_and_wrong_terms():
         "The {term}`upstream gradient` with `tape.gradient` and $G$.")
     assert i18n_checks.code_spans(ok) == i18n_checks.code_spans("`tape.gradient`")
     assert i18n_checks.maths("a $G$ b") != i18n_checks.maths("a $H$ b")
+    assert i18n_checks.maths(r"$\text{left to right} = a$") == i18n_checks.maths(r"$\text{从左到右} = a$")
     table = i18n_checks.term_table()
     assert i18n_checks.term_problems("The reverse mode.", "反向计算。", table)
     assert not i18n_checks.term_problems("The reverse mode.", "反向模式。", table)
-    assert i18n_checks.term_problems("Jacobians.", "雅可比张量。", table)
+    assert i18n_checks.term_problems("Jacobians.", "雅可比数组。", table)
+    assert not i18n_checks.term_problems("Jacobians.", "雅可比张量。", table)
+    assert i18n_checks.term_problems("The backward pass.", "反向传递。", table)
+
+
+def test_checker_finds_half_width_punctuation():
+    """Chinese prose takes ，；：？！（）; code, math, roles, URLs and shapes keep theirs."""
+    for wrong in ("矩阵,向量", "梯度 (gradient)", "如何变化?", "**是:** 对", "$x$;然后",
+                  "见 {ref}`下文 <x>`(例外)"):
+        assert i18n_checks.punctuation_problems(wrong), wrong
+    for right in ("矩阵，向量", "梯度（gradient）", "形状为 (5, 3)，于是", "链是 (10×15)(15×15)。",
+                  "调用 `f(a, b)`：", "即 $f(x, y)$。", "见 {ref}`下文 <a:b>`。",
+                  "见 https://example.org/a?b=c 。", "Plain English (kept), as is."):
+        assert not i18n_checks.punctuation_problems(right), right
 
 
 def test_built_chinese_pages_have_every_message_translated(built_site):

@@ -10,4 +10,5 @@ tests never pay for importing TensorFlow:
 __version__ = "0.1.0"
 __all__ = [
     "examples", "symbolic", "jacobian", "vjp", "tape", "tf_matmul", "tf_env", "plotting", "timing",
+    "floats",
 ]

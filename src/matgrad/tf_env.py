@@ -1,9 +1,12 @@
 """Running TensorFlow under a chosen environment, in a fresh process.
 
-TensorFlow reads ``TF_ENABLE_ONEDNN_OPTS`` once, at import.  To show both
-settings on one page, :func:`seed_gradient_in_subprocess` computes the
-puzzle's ``tape.gradient(Y, T)`` in a child Python with the flag set as asked
-and returns the array; the child's log lines stay in the child.
+TensorFlow reads ``TF_ENABLE_ONEDNN_OPTS`` once, at import, and oneDNN reads
+``ONEDNN_MAX_CPU_ISA`` once, when it first runs.  To show several settings on
+one page, :func:`seed_gradient_in_subprocess` computes the puzzle's
+``tape.gradient(Y, T)`` in a child Python with the flag set as asked and
+returns the array; :func:`onednn_seed_gradient` does it with oneDNN on and
+also reports which instruction set oneDNN chose for this CPU. The child's
+log lines stay in the child.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+from typing import NamedTuple
 
 import numpy as np
 
@@ -26,18 +30,56 @@ print(json.dumps(tape.gradient(Y, T).numpy().tolist()))
 """
 
 
-def seed_gradient_in_subprocess(onednn: bool, timeout: float = 120) -> np.ndarray:
-    """``tape.gradient(SEED_T @ SEED_B, SEED_T)`` computed with oneDNN on or off."""
-    if not isinstance(onednn, bool):
-        raise TypeError(f"onednn must be True or False, got {onednn!r}")
-    env = dict(os.environ, TF_ENABLE_ONEDNN_OPTS="1" if onednn else "0", TF_CPP_MIN_LOG_LEVEL="3")
+def _run_child(env: dict, timeout: float) -> list[str]:
     proc = subprocess.run(
         [sys.executable, "-c", _CHILD], env=env, capture_output=True, text=True, timeout=timeout
     )
     if proc.returncode != 0:
         raise RuntimeError(f"the TensorFlow child process failed:\n{proc.stderr[-2000:]}")
+    return proc.stdout.strip().splitlines()
+
+
+def _gradient(lines: list[str]) -> np.ndarray:
     # float32 -> Python float -> JSON -> float32 is exact.
-    return np.array(json.loads(proc.stdout.strip().splitlines()[-1]), dtype=np.float32)
+    return np.array(json.loads(lines[-1]), dtype=np.float32)
+
+
+def seed_gradient_in_subprocess(onednn: bool, timeout: float = 120) -> np.ndarray:
+    """``tape.gradient(SEED_T @ SEED_B, SEED_T)`` computed with oneDNN on or off."""
+    if not isinstance(onednn, bool):
+        raise TypeError(f"onednn must be True or False, got {onednn!r}")
+    env = dict(os.environ, TF_ENABLE_ONEDNN_OPTS="1" if onednn else "0", TF_CPP_MIN_LOG_LEVEL="3")
+    return _gradient(_run_child(env, timeout))
+
+
+class OneDNNRun(NamedTuple):
+    """What a child process with oneDNN on computed, and the kernels it used."""
+
+    gradient: np.ndarray  #: ``tape.gradient(SEED_T @ SEED_B, SEED_T)``
+    isa: str  #: the instruction set oneDNN chose, as its verbose log names it
+
+
+def onednn_seed_gradient(max_cpu_isa: str | None = None, timeout: float = 120) -> OneDNNRun:
+    """The seed gradient with oneDNN on, optionally capped to ``max_cpu_isa``.
+
+    ``max_cpu_isa`` is a value of oneDNN's ``ONEDNN_MAX_CPU_ISA`` (``"SSE41"``,
+    ``"AVX2"``, ``"AVX512_CORE"``, ...): oneDNN then uses no instruction set
+    newer than that, as on an older CPU. ``None`` lets it choose for this CPU.
+    The instruction set it chose is read from its verbose log
+    (``ONEDNN_VERBOSE=1``).
+    """
+    if max_cpu_isa is not None and not (isinstance(max_cpu_isa, str) and max_cpu_isa.isupper()):
+        raise ValueError(f"max_cpu_isa must be an ONEDNN_MAX_CPU_ISA value such as 'AVX2', "
+                         f"got {max_cpu_isa!r}")
+    env = dict(os.environ, TF_ENABLE_ONEDNN_OPTS="1", TF_CPP_MIN_LOG_LEVEL="3",
+               ONEDNN_VERBOSE="1")
+    env.pop("ONEDNN_MAX_CPU_ISA", None)
+    if max_cpu_isa is not None:
+        env["ONEDNN_MAX_CPU_ISA"] = max_cpu_isa
+    lines = _run_child(env, timeout)
+    isa = next((line.split("isa:", 1)[1].strip() for line in lines
+                if line.startswith("onednn_verbose") and ",isa:" in line), "unknown")
+    return OneDNNRun(_gradient(lines), isa)
 
 
 class _DropRetracingWarning:

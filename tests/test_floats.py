@@ -1,0 +1,67 @@
+"""matgrad.floats: rounding differences measured, not assumed; and the oneDNN child."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from matgrad import examples
+from matgrad.floats import grouping_of, three_term_sums, ulps
+
+finite32 = st.floats(-1e3, 1e3, width=32, allow_subnormal=False)
+
+
+def test_ulps_counts_units_in_the_last_place():
+    x = np.float32(1.1900725)
+    assert ulps(x, x) == 0
+    assert ulps(np.nextafter(x, np.float32(2)), x) == 1
+    assert ulps(np.float32([1, 2]), np.float32([1, 2])) == 0
+    assert ulps(np.float64(1.0) + 2 * np.spacing(1.0), np.float64(1.0)) == 2
+
+
+@given(finite32, finite32, finite32)
+def test_three_term_sums_follow_their_names(a, b, c):
+    a, b, c = np.float32(a), np.float32(b), np.float32(c)
+    sums = three_term_sums(a, b, c)
+    assert sums["(b0 + b1) + b2"] == (a + b) + c
+    assert sums["(b0 + b2) + b1"] == (a + c) + b
+    assert sums["b0 + (b1 + b2)"] == a + (b + c)
+    assert all(v.dtype == np.float32 for v in sums.values())
+    # every grouping is within one rounding step per addition of the exact sum
+    exact = sums["round(b0 + b1 + b2)"]
+    for value in sums.values():
+        assert grouping_of(value, sums) != "∅"
+        np.testing.assert_allclose(value, exact, rtol=1e-5, atol=1e-3)
+
+
+def test_the_seed_rows_groupings():
+    """The puzzle's first row: two groupings give one value, the third another."""
+    sums = three_term_sums(*examples.SEED_B[0])
+    assert len(set(sums.values())) == 2
+    assert "(b0 + b1) + b2" in grouping_of(examples.EXPECTED_SEED_GRAD_ROW[0], sums)
+    assert grouping_of(np.float32(7.0), sums) == "∅"
+
+
+def test_bad_inputs_are_named():
+    with pytest.raises(ValueError, match=r"same shape, got \(2,\) and \(3,\)"):
+        ulps(np.zeros(2), np.zeros(3))
+    with pytest.raises(TypeError, match="actual must have a floating dtype, got int64"):
+        ulps(np.arange(2), np.zeros(2))
+    with pytest.raises(TypeError, match="floating-point scalars"):
+        three_term_sums(1, 2, 3)
+    with pytest.raises(TypeError, match="share one dtype"):
+        three_term_sums(np.float32(1), np.float64(2), np.float32(3))
+
+
+@pytest.mark.tf
+def test_onednn_child_reports_its_instruction_set():
+    from matgrad.tf_env import onednn_seed_gradient
+
+    run = onednn_seed_gradient("SSE41")
+    assert run.isa != "unknown" and "SSE4.1" in run.isa, run.isa
+    np.testing.assert_allclose(run.gradient, np.tile(examples.EXPECTED_SEED_GRAD_ROW, (5, 1)),
+                               rtol=1e-6)
+    with pytest.raises(ValueError, match="max_cpu_isa must be an ONEDNN_MAX_CPU_ISA value"):
+        onednn_seed_gradient("avx2")
