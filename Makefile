@@ -3,7 +3,10 @@ SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := book
 
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
+# The interpreter: PYTHON=/path/to/python chooses one; otherwise bookbuild/venv.py
+# takes the first supported one on PATH (3.11 from 3.11.2, 3.12, 3.13).
+PYTHON ?=
+BOOT   := $(or $(PYTHON),$(shell command -v python3 || command -v python))
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.matgrad-installed
@@ -14,22 +17,15 @@ ASSETS := _build/assets
 MATHJAX_SRC := node_modules/mathjax/es5
 MATHJAX_OUT := $(ASSETS)/mathjax/tex-mml-chtml.js
 JB_FLAGS := -W -n --keep-going
-# -qq: errors only. pip's warnings here are about the machine's own index
-# settings (e.g. "Location ... is ignored" for a configured local index that
-# lacks a package), not about the book.
-PIP_QUIET := -qq --disable-pip-version-check
 
 .PHONY: book test serve clean bench lab lock venv translations
 
 venv: $(STAMP)
 
-# (Re)create the virtual environment when a pin changes.
-$(STAMP): requirements.txt requirements-dev.txt constraints.txt pyproject.toml
-	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "matgrad needs Python 3.11 (found " + sys.version.split()[0] + "); set PYTHON=/path/to/python3.11")'
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install $(PIP_QUIET) -r requirements-dev.txt -c constraints.txt
-	$(BIN)/python -m pip install $(PIP_QUIET) --no-deps -e .
-	@touch $@
+# (Re)create the virtual environment when a pin changes (bookbuild/venv.py:
+# which Python, and uv installing the exact pins).
+$(STAMP): requirements.txt requirements-dev.txt constraints.txt pyproject.toml bookbuild/venv.py
+	@$(BOOT) bookbuild/venv.py --venv $(VENV) $(if $(PYTHON),--python "$(PYTHON)")
 
 $(MATHJAX_SRC)/tex-mml-chtml.js: package.json package-lock.json
 	@command -v npm >/dev/null || { echo "error: npm is needed to install MathJax (math is served from the book, not a CDN). Install Node.js/npm, e.g. 'apt-get install npm'." >&2; exit 1; }
@@ -125,20 +121,16 @@ translations: $(STAMP)
 	$(BIN)/python _ext/execute_pages.py
 	$(BIN)/python _ext/build_site.py --gettext
 	$(BIN)/sphinx-intl update -p _build/gettext -l zh_CN -d locales -w 0 | grep -v '^Not Changed' || true
+	$(BIN)/python _ext/build_site.py --drop-obsolete
 	$(BIN)/python tests/i18n_checks.py | tail -n 40 || true  # a list of work, not a failure
 
 bench: book
 	$(BIN)/python benchmarks/build_time.py
 	$(BIN)/python benchmarks/jacobians.py
 
-# Refresh constraints.txt from a fresh resolve of the top-level pins.
-lock:
-	rm -rf _build/lockenv && $(PYTHON) -m venv _build/lockenv
-	_build/lockenv/bin/python -m pip install --quiet -r requirements-dev.txt
-	{ echo "# The full set that CI and Binder install, resolved from requirements-dev.txt on"; \
-	  echo "# Linux x86_64 / Python 3.11. Regenerate with 'make lock' after changing a pin."; \
-	  _build/lockenv/bin/python -m pip freeze --exclude-editable; } > constraints.txt
-	rm -rf _build/lockenv
+# Refresh constraints.txt: one universal resolve for every supported Python.
+lock: $(STAMP)
+	$(BIN)/python bookbuild/venv.py --lock --venv $(VENV)
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis

@@ -17,6 +17,9 @@ cache, so no page runs here: both editions read the same cached outputs.
   any.
 - `--gettext`: `_build/gettext/<page>.pot`, the messages of every page, which
   `make translations` merges into the .po files with sphinx-intl.
+- `--drop-obsolete`: after that merge, remove the entries whose English is
+  gone from the pages (sphinx-intl keeps them as `#~` comments, which only
+  hide what needs translating).
 
 The two editions are built by two processes at once (the machine this targets
 has two cores). Each writes its log to `_build/sphinx-<edition>.log`; with
@@ -35,7 +38,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BUILD = ROOT / "_build"
+# MATGRAD_BUILD_DIR moves the build elsewhere (tests/test_portability.py builds
+# the Chinese edition from another execution cache there).
+BUILD = Path(os.environ.get("MATGRAD_BUILD_DIR") or ROOT / "_build")
 CACHE = BUILD / ".jupyter_cache"
 LOCALES = ROOT / "locales"
 
@@ -128,12 +133,30 @@ def report_untranslated() -> None:
               f"'Updating the translation', says what to do.")
 
 
+def drop_obsolete() -> None:
+    """Remove obsolete (``#~``) entries from every catalog under locales/."""
+    from babel.messages.pofile import read_po, write_po
+
+    for path in sorted(LOCALES.rglob("*.po")):
+        with open(path, "rb") as handle:
+            catalog = read_po(handle)
+        if catalog.obsolete:
+            print(f"{path.relative_to(ROOT)}: {len(catalog.obsolete)} obsolete entries removed")
+            with open(path, "wb") as handle:
+                write_po(handle, catalog, width=0, ignore_obsolete=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--all", action="store_true", help="re-read every page")
     parser.add_argument("--gettext", action="store_true", help="write the .pot catalogs")
+    parser.add_argument("--drop-obsolete", action="store_true",
+                        help="remove obsolete entries from the catalogs")
     parser.add_argument("--edition", choices=sorted(EDITIONS), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.drop_obsolete:
+        drop_obsolete()
+        return 0
 
     if args.edition:  # a child process: one build
         os.chdir(ROOT)

@@ -64,7 +64,8 @@ def onednn_seed_gradient(max_cpu_isa: str | None = None, timeout: float = 120) -
 
     ``max_cpu_isa`` is a value of oneDNN's ``ONEDNN_MAX_CPU_ISA`` (``"SSE41"``,
     ``"AVX2"``, ``"AVX512_CORE"``, ...): oneDNN then uses no instruction set
-    newer than that, as on an older CPU. ``None`` lets it choose for this CPU.
+    newer than that, as on an older CPU. ``None`` lets it choose for this CPU
+    (or keeps a cap already set in the environment).
     The instruction set it chose is read from its verbose log
     (``ONEDNN_VERBOSE=1``).
     """
@@ -73,7 +74,6 @@ def onednn_seed_gradient(max_cpu_isa: str | None = None, timeout: float = 120) -
                          f"got {max_cpu_isa!r}")
     env = dict(os.environ, TF_ENABLE_ONEDNN_OPTS="1", TF_CPP_MIN_LOG_LEVEL="3",
                ONEDNN_VERBOSE="1")
-    env.pop("ONEDNN_MAX_CPU_ISA", None)
     if max_cpu_isa is not None:
         env["ONEDNN_MAX_CPU_ISA"] = max_cpu_isa
     lines = _run_child(env, timeout)

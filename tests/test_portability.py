@@ -1,0 +1,170 @@
+"""The same book on every machine.
+
+The book is built on one machine and read, run and rebuilt on others, whose
+kernels add numbers in other orders. Two things are checked here:
+
+- **Other kernels.** The pages whose numbers depend on kernels run again
+  with other kernels chosen on this very machine: oneDNN capped to AVX2
+  (``ONEDNN_MAX_CPU_ISA``, what a CPU without AVX-512 gets) and NumPy's
+  OpenBLAS on another kernel (``OPENBLAS_CORETYPE=Prescott``). Every page
+  must pass, make the same kinds of output as the build, and the Chinese
+  edition built from those runs must have no untranslated message. The
+  glued values that changed are reported (``_build/portability.json``, and
+  at the end of the pytest run), so one sees which variants changed what.
+  A variant that changes nothing on this machine is kept only if it changes
+  a result somewhere: each one below does (see the probe).
+- **No build path.** No file of the built site names the checkout, a
+  ``site-packages`` folder or the home folder of the machine that built it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import (ROOT, assert_same_output_kinds_as_the_build, build_helper, built_notebook,
+                      execute_page)
+
+# Pages with numbers computed by TensorFlow's, NumPy's or JAX's kernels.
+KERNEL_PAGES = ["index.md", "chapters/01_symbolic.md", "chapters/04_vjp.md",
+                "chapters/06_matmul_grad.md", "chapters/07_complex_batch.md",
+                "further/frameworks.md", "appendix/onednn.md"]
+VARIANTS = {
+    "oneDNN capped to AVX2": {"ONEDNN_MAX_CPU_ISA": "AVX2"},
+    "NumPy's OpenBLAS on its Prescott kernel": {"OPENBLAS_CORETYPE": "Prescott"},
+}
+REPORT = ROOT / "_build" / "portability.json"
+
+# Numbers that depend on the kernels each variant changes, computed in a fresh
+# process (both variables are read when the library loads).
+_PROBE = """
+import hashlib, json, numpy as np
+from matgrad.tf_env import onednn_seed_gradient
+rng = np.random.default_rng(0)
+a, b = rng.standard_normal((64, 64)), rng.standard_normal((64, 64))
+print(json.dumps({
+    "oneDNN seed gradient, row 0": [str(v) for v in onednn_seed_gradient().gradient[0]],
+    "NumPy float64 64x64 product (sha1)": hashlib.sha1((a @ b).tobytes()).hexdigest()[:12],
+}))
+"""
+
+
+def _probe(env: dict) -> dict:
+    out = subprocess.run([sys.executable, "-c", _PROBE], env={**os.environ, **env},
+                         capture_output=True, text=True, timeout=300, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _glued(nb) -> dict:
+    """The values a notebook glued, by key (their text/plain form)."""
+    found = {}
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            key = out.get("metadata", {}).get("scrapbook", {}).get("name")
+            if key:
+                found[key] = out.get("data", {}).get("text/plain")
+    return found
+
+
+@pytest.fixture(scope="module")
+def variant_runs(tmp_path_factory):
+    """Every kernel page, executed once with all the variants set, in kernels
+    forked from a zygote that imported NumPy and TensorFlow under them."""
+    sys.path.insert(0, str(ROOT / "_ext"))
+    from kernel_zygote import Zygote
+
+    env = {k: v for variant in VARIANTS.values() for k, v in variant.items()}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    runs = {}
+    try:
+        with Zygote():
+            for page in KERNEL_PAGES:
+                workdir = tmp_path_factory.mktemp(page.replace("/", "_"))
+                runs[page] = execute_page(Path(page), workdir, env=env)
+    finally:
+        for key, value in saved.items():
+            os.environ.pop(key, None) if value is None else os.environ.__setitem__(key, value)
+    return runs
+
+
+@pytest.mark.tf
+def test_variants_change_results_on_some_machine():
+    """Which variant changes which kernel result here (written to the report)."""
+    base = _probe({})
+    changed = {}
+    for name, env in VARIANTS.items():
+        result = _probe(env)
+        changed[name] = sorted(k for k in base if result[k] != base[k])
+    report = json.loads(REPORT.read_text()) if REPORT.exists() else {}
+    report["probe"] = {"baseline": base, "changed by each variant": changed}
+    REPORT.parent.mkdir(exist_ok=True)
+    REPORT.write_text(json.dumps(report, indent=1, ensure_ascii=False))
+    # Each variable is one the libraries read: a cap above the CPU or a kernel
+    # equal to the default changes nothing, which is fine; a typo would too,
+    # so check that the libraries accept them (the probe ran without error).
+    assert set(changed) == set(VARIANTS)
+
+
+@pytest.mark.tf
+@pytest.mark.parametrize("page", KERNEL_PAGES)
+def test_kernel_pages_pass_with_other_kernels(page, variant_runs):
+    nb = variant_runs[page]   # execute_page already failed on any error or stderr
+    assert_same_output_kinds_as_the_build(Path(page), nb)
+    built = built_notebook(Path(page))
+    if built is not None:
+        ours, theirs = _glued(nb), _glued(built)
+        assert ours.keys() == theirs.keys(), f"{page}: other glued keys"
+        report = json.loads(REPORT.read_text()) if REPORT.exists() else {}
+        report.setdefault("glued values changed by the variants", {})[page] = {
+            k: [theirs[k], ours[k]] for k in sorted(ours) if ours[k] != theirs[k]}
+        REPORT.write_text(json.dumps(report, indent=1, ensure_ascii=False))
+
+
+@pytest.mark.tf
+def test_chinese_edition_from_other_kernels_is_fully_translated(variant_runs, tmp_path):
+    """The Chinese edition built from the variant runs shows no untranslated message."""
+    from jupyter_cache import get_cache
+    from jupyter_cache.cache.main import CacheBundleIn
+
+    helper = build_helper()
+    if not (helper.CACHE / "global.db").exists():
+        pytest.skip("no execution cache: run 'make book' first")
+    build = tmp_path / "_build"
+    shutil.copytree(helper.CACHE, build / ".jupyter_cache")
+    cache = get_cache(build / ".jupyter_cache")
+    for page, nb in variant_runs.items():
+        path = ROOT / page
+        executed = helper.read(path)
+        for cell, out in zip([c for c in executed.cells if c.cell_type == "code"],
+                             [c for c in nb.cells if c.cell_type == "code"]):
+            cell.outputs = out.outputs
+        cache.cache_notebook_bundle(CacheBundleIn(executed, str(path)), check_validity=False,
+                                    overwrite=True)
+    result = subprocess.run([sys.executable, str(ROOT / "_ext" / "build_site.py"), "--edition",
+                             "zh_CN", "--all"], env={**os.environ, "MATGRAD_BUILD_DIR": str(build)},
+                            capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    untranslated = json.loads((build / "zh_CN" / "untranslated.json").read_text())
+    assert untranslated == {}, untranslated
+
+
+def test_no_build_machine_path_on_any_page(built_site):
+    needles = {str(ROOT), "site-packages"}
+    home = os.path.expanduser("~")
+    if home not in ("", "/"):
+        needles.add(home.rstrip("/") + "/")
+    hits = []
+    for path in sorted(built_site.rglob("*")):
+        if path.suffix not in (".html", ".ipynb", ".md", ".txt", ".js", ".json") or \
+                "mathjax" in path.parts or "_static" in path.parts or not path.is_file():
+            continue
+        text = path.read_text("utf8", errors="replace")
+        hits += [f"{path.relative_to(built_site)}: {n}" for n in needles if n in text]
+    assert not hits, "the built site names the build machine:\n" + "\n".join(hits)
