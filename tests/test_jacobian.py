@@ -147,3 +147,12 @@ def test_numeric_hessian_errors_name_the_argument_and_shapes():
         numeric_hessian(lambda t: t * 2, np.ones(2))
     with pytest.raises(ValueError, match="eps must be positive"):
         numeric_hessian(lambda t: t.sum(), np.ones(2), eps=-1)
+
+
+def test_numeric_hessian_call_count_is_2n_n_plus_1_plus_1():
+    # The docstring's count: four calls per pair k >= i, plus one scalar check.
+    calls = []
+    for n in (1, 2, 5):
+        calls.clear()
+        numeric_hessian(lambda t: calls.append(1) or float(np.sum(t**2)), np.ones(n))
+        assert len(calls) == 2 * n * (n + 1) + 1

@@ -58,3 +58,89 @@ def test_exercises_have_solutions_and_checks(page):
         tail = rest if nxt < 0 else rest[:nxt]
         assert ":tags: [remove-cell]" in tail and "assert" in tail, (
             f"{page}: exercise {label} has no hidden check cell after its solution")
+
+
+# One meaning per letter ------------------------------------------------------
+# The notation page's table "One meaning per letter" lists every capital letter
+# a page may define. A definition is "<letter> = ..." inside math (not "\bar A =",
+# "d(...) =" or "\nabla L ="); where the book fixes what a letter stands for, its
+# right-hand side must match the pattern here (substitutions such as "W = B"
+# included). Letters with no pattern may be defined freely, but only once listed.
+LETTER_RULES = {
+    "Z": r"\\tanh|XW",
+    "Q": r"Z ?C",
+    "P": r"A ?B",
+    "R": r"XW - D",
+    "S": r"\\tanh\(Z\)",
+    "W": r"B\b",                 # chapter 01: "with W = B" (the puzzle's factor)
+    "X": r"B\b",                 # chapter 02: AXC with X = B
+    "A": r"T\b",                 # chapter 02: AXC with A = T
+    "D": r"$^",                  # targets are data: never defined by a formula
+}
+FORBIDDEN = [
+    # complex arrays are split into Re and Im, never into two letters
+    (r"\b[A-Z]\s*\+\s*i\s*(\\,)?\s*[A-Z]\b", "a complex array split into two letters"),
+    (r"\\partial L\s*/\s*\\partial [A-Z]\s*[+-]\s*i", "dL/dX + i dL/dW: use Re and Im"),
+    (r"XW\s*-\s*Y\b", "least-squares targets written Y (Y is the output; targets are D)"),
+    (r"of shape \$[A-Z]\$", "a shape written as a capital letter (shapes are lowercase)"),
+]
+
+
+def _math_of(page):
+    text = (ROOT / page).read_text()
+    text = re.sub(r"```\{code-cell\}.*?```", "", text, flags=re.S)
+    text = re.sub(r"`[^`\n]*`", "", text)
+    return [a or b for a, b in re.findall(r"\$\$(.+?)\$\$|\$([^$\n]+?)\$", text, flags=re.S)]
+
+
+def _letter_table():
+    text = (ROOT / "appendix/notation.md").read_text()
+    section = re.split(r"\n\([\w-]+\)=\n", text.split("(notation-letters)=", 1)[1])[0]
+    rows = [line.split("|")[1] for line in section.splitlines() if line.startswith("| $")]
+    return set(re.findall(r"\$([A-Z])(?:[_^][^$]*)?\$", " ".join(rows)))
+
+
+def _definitions(math):
+    for m in re.finditer(r"(?<![\\\w{}^_'])([A-Z])\s*=\s*(?!=)([^,;=]*)", math):
+        before = math[:m.start()]
+        if re.search(r"(\\bar|\\nabla|\\partial|\\hat|\bd)\s*\{?\s*$", before):
+            continue
+        yield m.group(1), m.group(2).strip()
+
+
+def test_the_letter_table_exists():
+    assert {"T", "B", "Y", "G", "V", "X", "W", "Z", "D"} <= _letter_table()
+
+
+@pytest.mark.parametrize("page", toc_pages(), ids=str)
+def test_one_meaning_per_letter(page):
+    letters = _letter_table()
+    problems = []
+    for math in _math_of(page):
+        for pattern, why in FORBIDDEN:
+            if re.search(pattern, math):
+                problems.append(f"{why}: ${math.strip()[:70]}$")
+        for letter, rhs in _definitions(math):
+            if letter not in letters:
+                problems.append(f"{letter} = {rhs[:40]}: {letter} is not in the notation "
+                                "page's table of letters")
+            elif letter in LETTER_RULES and not re.match(LETTER_RULES[letter], rhs):
+                problems.append(f"{letter} = {rhs[:40]}: the book's {letter} is "
+                                f"{LETTER_RULES[letter]!r}")
+    text = (ROOT / page).read_text()
+    for pattern, why in FORBIDDEN[3:]:
+        if re.search(pattern, text):
+            problems.append(why)
+    assert not problems, f"{page}:\n  " + "\n  ".join(problems)
+
+
+def test_the_letter_checks_catch_the_old_mistakes():
+    # The three reuses issue 20 found, and two definitions that are fine.
+    hits = lambda math: [why for pattern, why in FORBIDDEN if re.search(pattern, math)]
+    assert hits("Z = X + iY") and hits(r"Z = X + i\,W")
+    assert hits(r"\partial L/\partial X + i\,\partial L/\partial W")
+    assert hits(r"\tfrac12 \lVert XW - Y\rVert^2")
+    assert not hits(r"\partial L/\partial \operatorname{Re} A + i\,\partial L/\partial \operatorname{Im} A")
+    assert dict(_definitions(r"W = Z C")) == {"W": "Z C"}
+    assert not re.match(LETTER_RULES["W"], "Z C")
+    assert list(_definitions(r"\bar A = G B^{\mathsf H}")) == []

@@ -132,3 +132,24 @@ def test_errors():
         with Tape():
             a @ np.ones((3, 2), dtype=np.int32)
     assert isinstance(y, Variable)
+
+
+def test_complex_target_is_differentiated_as_re_sum_conj_g_times_target():
+    # The docstring: the scalar is Re sum(conj(G) * target); check by central differences.
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((2, 3)) + 1j * rng.standard_normal((2, 3))
+    b = rng.standard_normal((3, 2)) + 1j * rng.standard_normal((3, 2))
+    g = rng.standard_normal((2, 2)) + 1j * rng.standard_normal((2, 2))
+    with Tape() as tape:
+        x = tape.watch(a)
+        y = x @ b
+    grad = tape.gradient(y, x, output_gradients=g)
+    loss = lambda z: np.real(np.sum(np.conj(g) * (z @ b)))
+    h, expected = 1e-6, np.zeros_like(a)
+    for idx in np.ndindex(a.shape):
+        e = np.zeros_like(a)
+        e[idx] = 1
+        d_re = (loss(a + h * e) - loss(a - h * e)) / (2 * h)
+        d_im = (loss(a + 1j * h * e) - loss(a - 1j * h * e)) / (2 * h)
+        expected[idx] = d_re + 1j * d_im
+    np.testing.assert_allclose(grad, expected, rtol=1e-7, atol=1e-8)

@@ -154,3 +154,20 @@ def test_errors_name_arguments_and_shapes():
         batch_matmul_grad(np.ones((5, 3, 4)), np.ones((4, 2)), np.ones((3, 2)))
     with pytest.raises(ValueError, match="incompatible shapes"):
         tf_matmul_grad(a, np.ones((3, 2)), g)           # checked before TensorFlow runs
+
+
+def test_fd_matmul_grad_makes_two_products_per_perturbed_entry(monkeypatch):
+    # The docstring: central differences, so two products per entry (plus one at x).
+    import matgrad.tf_matmul as tfm
+    calls = []
+    real_apply = tfm._apply_op
+
+    def counting(x, transpose, adjoint):
+        calls.append(1)
+        return real_apply(x, transpose, adjoint)
+
+    monkeypatch.setattr(tfm, "_apply_op", counting)
+    a, b, g = np.ones((2, 3)), np.ones((3, 4)), np.ones((2, 4))
+    tfm.fd_matmul_grad(a, b, g)
+    products = len(calls) // 2            # _apply_op runs once per operand
+    assert products == (2 * a.size + 1) + (2 * b.size + 1)

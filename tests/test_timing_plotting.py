@@ -13,7 +13,8 @@ import pytest
 
 from matgrad.jacobian import matmul_jacobian
 from matgrad.plotting import plot_cost, plot_jacobian
-from matgrad.timing import best_time, format_bytes, measure, median_time
+from matgrad.timing import (best_time, fitted_slope, format_bytes, measure, median_time,
+                            slope_position, slope_words)
 
 
 def test_median_time_counts_calls():
@@ -81,6 +82,7 @@ def test_plot_cost_guides_and_errors():
         plot_cost([1, 2, 3], {"a": [1, 2]})
 
 
+<<<<<<< HEAD
 # ---- the Chinese twin of each figure (matgrad.plotting.show) ---------------
 
 def _texts(ax):
@@ -172,3 +174,46 @@ def test_a_cjk_font_is_installed_for_the_build():
     from matgrad.plotting import cjk_font
 
     assert cjk_font() is not None
+=======
+def test_plot_cost_draws_two_guides_for_a_pair_of_powers():
+    ax = plot_cost([1, 2, 4], {"a": [1, 16, 256]}, slopes={"a": (4, 5)})
+    guides = [line.get_ydata() for line in ax.lines[1:]]
+    np.testing.assert_allclose(guides[0], [1, 16, 256])
+    np.testing.assert_allclose(guides[1], [256 / 4**5, 256 / 2**5, 256])
+
+
+def test_fitted_slope_and_position():
+    sizes = [2, 4, 8, 16]
+    assert fitted_slope(sizes, [s**4.5 for s in sizes]) == pytest.approx(4.5)
+    assert slope_position(4.5, 4, 5) == "between"
+    assert slope_position(3.9, 4, 5) == "below"
+    assert slope_position(5.2, 4, 5) == "above"
+    with pytest.raises(ValueError, match="equal shape"):
+        fitted_slope([1, 2, 3], [1, 2])
+    with pytest.raises(ValueError, match="last must be"):
+        fitted_slope([1, 2, 3], [1, 2, 3], last=4)
+    with pytest.raises(ValueError, match="positive"):
+        fitted_slope([1, 2, 3], [1, 0, 3])
+    with pytest.raises(ValueError, match="low must be smaller"):
+        slope_position(1, 5, 4)
+    assert slope_words(4.5, 4, 5) == {"en": "between the two guides", "zh": "介于两条参考线之间"}
+
+
+def test_plot_chain_order_draws_the_factors_and_three_arrows():
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+
+    from matgrad.plotting import plot_chain_order
+
+    ax = plot_chain_order()
+    assert sum(isinstance(p, Rectangle) for p in ax.patches) == 3
+    arrows = [p for p in ax.patches if isinstance(p, FancyArrowPatch)]
+    assert len(arrows) == 3
+    texts = [t.get_text() for t in ax.texts]
+    assert any("against the program" in t for t in texts)
+    ax = plot_chain_order(words={"left": "左端"})
+    assert "左端" in [t.get_text() for t in ax.texts]
+    with pytest.raises(ValueError, match="unknown keys"):
+        plot_chain_order(words={"up": "x"})
+    with pytest.raises(ValueError, match="at least two"):
+        plot_chain_order([("$J$", "1x1", "step")])
+>>>>>>> issue20

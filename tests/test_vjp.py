@@ -68,3 +68,15 @@ def test_errors_name_the_shapes():
     sizes = iter([3, 4])
     with pytest.raises(ValueError, match=r"vjp_fn returned shapes \(3,\) and \(4,\)"):
         jacobian_from_vjps(lambda v: np.zeros(next(sizes)), (2,))
+
+
+def test_vjp_from_jacobian_does_not_conjugate():
+    # Complex: the plain transpose v^T J; TensorFlow's adjoint is conj(vjp(J, conj v)).
+    rng = np.random.default_rng(3)
+    t = rng.standard_normal((2, 3)) + 1j * rng.standard_normal((2, 3))
+    b = rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))
+    g = rng.standard_normal((2, 4)) + 1j * rng.standard_normal((2, 4))
+    J = matmul_jacobian(t, b, wrt="a")
+    np.testing.assert_allclose(vjp_from_jacobian(J, g), g @ b.T, rtol=1e-12)
+    np.testing.assert_allclose(np.conj(vjp_from_jacobian(J, np.conj(g))), g @ b.conj().T,
+                               rtol=1e-12)

@@ -2,7 +2,7 @@
 
 ``SEED_T`` and ``SEED_B`` are the 5x3 and 3x3 matrices of the puzzle
 (``shared/seeds/000``): ``tape.gradient(SEED_T @ SEED_B, SEED_T)`` printed five
-rows equal to ``SEED_GRAD_ROW``.  ``SMALL_A`` and ``SMALL_B`` are the 2x2 and
+rows equal to ``EXPECTED_SEED_GRAD_ROW``.  ``SMALL_A`` and ``SMALL_B`` are the 2x2 and
 2x3 matrices of the registered-gradient example (``shared/seeds/002``).
 
 The ``EXPECTED_*`` values are what the askers *printed*; they are

@@ -65,7 +65,9 @@ def numeric_hessian(f, x, eps=None) -> np.ndarray:
     fourth root of float64's machine epsilon (about 1.2e-4), which balances
     truncation against round-off for a second difference.  The result is
     symmetrised (the formula gives the same value for (i, k) and (k, i) up to
-    round-off).  ``f`` is called ``4 * x.size**2`` times.
+    round-off).  Only the pairs with ``k >= i`` are evaluated, so for
+    ``N = x.size`` ``f`` is called ``2 * N * (N + 1) + 1`` times (four per pair,
+    plus one call that checks the output is a scalar).
     """
     x, eps = _difference_setup(f, x, eps, root=4)
     y0 = np.asarray(f(x.copy()))

@@ -119,9 +119,11 @@ def plot_cost(sizes, series: dict, *, ax=None, slopes=None, ylabel="time (s)",
               lang="en", words=None):
     """Log-log cost curves, one per entry of ``series`` ({label: values}).
 
-    ``slopes`` maps a series label to a power p: a dashed guide of slope p is
-    drawn through that series' last point (the largest size, where the
-    asymptotic cost shows) over the three largest sizes, labelled ``n^p``.
+    ``slopes`` maps a series label to a power p, or to a sequence of powers:
+    for each, a dashed guide of slope p is drawn through that series' last
+    point (the largest size, where the asymptotic cost shows) over the three
+    largest sizes, labelled ``n^p``.  Two powers bracket a measurement, for
+    example the memory (the size of the result) and the work of a method.
     The x ticks are the measured sizes.  ``lang`` and ``words``: see ``show``.
     """
     from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
@@ -140,12 +142,12 @@ def plot_cost(sizes, series: dict, *, ax=None, slopes=None, ylabel="time (s)",
         if values.shape != sizes.shape:
             raise ValueError(f"series {label!r} has shape {values.shape}, sizes {sizes.shape}")
         (line,) = ax.loglog(sizes, values, marker=marker, label=text(label))
-        if label in slopes:
-            p = slopes[label]
+        powers = slopes.get(label, ())
+        for p in np.atleast_1d(powers).tolist():
             span = sizes[-3:]
             guide = values[-1] * (span / span[-1]) ** p
             ax.loglog(span, guide, ls="--", color=line.get_color(), lw=1, alpha=0.6)
-            ax.annotate(f"$n^{{{p}}}$", (span[0], guide[0]), color=line.get_color(),
+            ax.annotate(f"$n^{{{p:g}}}$", (span[0], guide[0]), color=line.get_color(),
                         fontsize=10, xytext=(-4, -4), textcoords="offset points", ha="right")
     ax.xaxis.set_major_locator(FixedLocator(sizes))
     ax.xaxis.set_major_formatter(lambda x, _: f"{x:g}")
@@ -209,3 +211,82 @@ def show(words=None, *, fig=None):
     display({"image/png": _png(fig), "text/plain": repr(fig)},
             metadata={"matgrad": twin}, raw=True)
     plt.close(fig)
+
+
+#: The words of :func:`plot_chain_order` in Chinese (``lang="zh_CN"``).
+CHAIN_ORDER_WORDS_ZH = {
+    "program": "程序顺序：第 1 步，然后第 2 步，然后第 3 步",
+    "forward": "前向累积：从右端开始（先算 $J_2 J_1$），与程序同向",
+    "reverse": "反向累积：从左端开始（先算 $J_3 J_2$），与程序反向",
+    "left": "左端",
+    "right": "右端",
+}
+#: The words of :func:`plot_chain_order`, so that another edition can pass its own.
+CHAIN_ORDER_WORDS = {
+    "program": "program order: step 1, then 2, then 3",
+    "forward": "forward accumulation: start at the right end ($J_2 J_1$ first), with the program",
+    "reverse": "reverse accumulation: start at the left end ($J_3 J_2$ first), against the program",
+    "left": "left end",
+    "right": "right end",
+}
+
+
+def plot_chain_order(factors=None, *, words=None, ax=None, figsize=(7.0, 3.0), lang="en"):
+    """Draw a chain of Jacobians as written, with the two directions kept apart.
+
+    ``factors`` lists ``(name, shape, step)`` from the left of the written
+    product to its right (default: the chain J3 J2 J1 of chapter 03).  The
+    written product puts the program's first step on the *right*, so the
+    figure shows the program's direction above the factors, and below them
+    which end each accumulation starts from.  ``words`` overrides entries of
+    :data:`CHAIN_ORDER_WORDS`; with ``lang="zh_CN"`` the words are
+    :data:`CHAIN_ORDER_WORDS_ZH` (what ``show`` draws for the Chinese twin).
+    """
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang must be one of {LANGUAGES}, got {lang!r}")
+    given = dict(factors=factors, ax=ax, figsize=figsize)
+    zh = lang == "zh_CN"
+    if factors is None:
+        step = "第 {} 步" if zh else "step {}"
+        factors = [("$J_3$", "1×15", step.format(3) + ": $L = \\sum Z^2$"),
+                   ("$J_2$", "15×15", step.format(2) + ": $Z = \\tanh(Y)$"),
+                   ("$J_1$", "15×15", step.format(1) + ": $Y = TB$")]
+    if zh:
+        words = None  # show() passes its own mapping; the Chinese words are fixed
+    if len(factors) < 2:
+        raise ValueError(f"factors must list at least two factors, got {len(factors)}")
+    unknown = set(words or {}) - set(CHAIN_ORDER_WORDS)
+    if unknown:
+        raise ValueError(f"words has unknown keys {sorted(unknown)}; known: "
+                         f"{sorted(CHAIN_ORDER_WORDS)}")
+    text = {**(CHAIN_ORDER_WORDS_ZH if zh else CHAIN_ORDER_WORDS), **(words or {})}
+    ax = _axes(ax, figsize)
+    k = len(factors)
+    for i, (name, shape, step) in enumerate(factors):
+        ax.add_patch(Rectangle((i * 2.2, 0), 1.6, 1.2, fill=False, lw=1.5))
+        ax.text(i * 2.2 + 0.8, 0.75, name, ha="center", va="center", fontsize=15)
+        ax.text(i * 2.2 + 0.8, 0.3, shape, ha="center", va="center", fontsize=9)
+        ax.text(i * 2.2 + 0.8, 1.45, step, ha="center", va="bottom", fontsize=9)
+    right = (k - 1) * 2.2 + 1.6
+
+    def arrow(x0, x1, y, label, color, style="-|>"):
+        ax.add_patch(FancyArrowPatch((x0, y), (x1, y), arrowstyle=style,
+                                     mutation_scale=16, color=color, lw=1.8))
+        ax.text((x0 + x1) / 2, y + 0.12, label, ha="center", va="bottom",
+                fontsize=9, color=color)
+
+    arrow(right, 0, 2.15, text["program"], "0.25")
+    arrow(right, 0, -0.7, text["forward"], "tab:blue")
+    arrow(0, right, -1.4, text["reverse"], "tab:red")
+    ax.text(0, -0.2, text["left"], ha="left", va="top", fontsize=8, color="0.4")
+    ax.text(right, -0.2, text["right"], ha="right", va="top", fontsize=8, color="0.4")
+    ax.set_xlim(-0.3, right + 0.3)
+    ax.set_ylim(-1.6, 2.7)
+    ax.set_axis_off()
+    if given["ax"] is None:
+        ax.figure.matgrad_redraw = lambda lang, _words: plot_chain_order(
+            given["factors"], words=None if lang == "zh_CN" else words, ax=None,
+            figsize=figsize, lang=lang)
+    return ax

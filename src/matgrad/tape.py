@@ -158,8 +158,9 @@ class Tape:
         """Gradients of ``target`` with respect to each of ``sources``.
 
         Like ``tf.GradientTape.gradient``: a non-scalar target is differentiated
-        as ``sum(output_gradients * target)``, with ``output_gradients`` equal to
-        ones when not given.  A source the target does not depend on gets None.
+        as the real scalar ``Re sum(conj(output_gradients) * target)``, with
+        ``output_gradients`` equal to ones when not given (for real arrays this is
+        ``sum(output_gradients * target)``).  A source the target does not depend on gets None.
         """
         if not isinstance(target, Variable):
             raise TypeError(f"target must be a Variable recorded by this tape, got {type(target).__name__}")

@@ -145,7 +145,8 @@ def fd_matmul_grad(a, b, grad, *, transpose_a=False, transpose_b=False,
     Real inputs: the numeric Jacobian of the product, contracted with ``grad``.
     Complex inputs: the gradient of the real loss ``L = Re sum(conj(grad) * Y)``
     in TensorFlow's convention, ``dL/dRe(x) + 1j * dL/dIm(x)``, each part by
-    central differences.  Slow (one product per perturbed entry): for checks.
+    central differences.  Slow (two products per perturbed entry, one on
+    each side of the central difference): for checks.
     """
     from .jacobian import numeric_jacobian
     from .vjp import vjp_from_jacobian

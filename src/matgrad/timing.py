@@ -13,6 +13,8 @@ import statistics
 import time
 from typing import NamedTuple
 
+import numpy as np
+
 from ._checks import check_callable
 
 
@@ -63,3 +65,43 @@ def format_bytes(n: float) -> str:
             return f"{n:.0f} {unit}" if float(n).is_integer() else f"{n:.1f} {unit}"
         n /= 1024
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def fitted_slope(sizes, values, last: int = 3) -> float:
+    """Slope of ``log(values)`` against ``log(sizes)`` over the ``last`` largest sizes.
+
+    The exponent p of a cost that grows like ``n**p`` near the largest sizes
+    measured (least squares on the log-log points).
+    """
+    sizes = np.asarray(sizes, dtype=float)
+    values = np.asarray(values, dtype=float)
+    if sizes.ndim != 1 or values.shape != sizes.shape:
+        raise ValueError(f"sizes and values must be 1-D of equal shape, got sizes "
+                         f"{sizes.shape} and values {values.shape}")
+    if not 2 <= last <= sizes.size:
+        raise ValueError(f"last must be between 2 and len(sizes) = {sizes.size}, got {last}")
+    if np.any(sizes[-last:] <= 0) or np.any(values[-last:] <= 0):
+        raise ValueError("sizes and values must be positive for a log-log slope")
+    return float(np.polyfit(np.log(sizes[-last:]), np.log(values[-last:]), 1)[0])
+
+
+def slope_position(slope: float, low: float, high: float) -> str:
+    """Where a fitted slope lies against two guides: "below", "between" or "above"."""
+    if not low < high:
+        raise ValueError(f"low must be smaller than high, got low={low}, high={high}")
+    return "below" if slope < low else ("above" if slope > high else "between")
+
+
+_SLOPE_WORDS = {
+    "below": {"en": "below both guides", "zh": "低于两条参考线"},
+    "between": {"en": "between the two guides", "zh": "介于两条参考线之间"},
+    "above": {"en": "above both guides", "zh": "高于两条参考线"},
+}
+
+
+def slope_words(slope: float, low: float, high: float) -> dict:
+    """The words a page glues for :func:`slope_position`, in both editions.
+
+    Returns ``{"en": ..., "zh": ...}``, for example "between the two guides".
+    """
+    return dict(_SLOPE_WORDS[slope_position(slope, low, high)])

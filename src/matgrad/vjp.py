@@ -15,7 +15,13 @@ from ._checks import as_array, as_shape, check_callable
 
 
 def vjp_from_jacobian(J, v) -> np.ndarray:
-    """``v^T J``: contract ``v`` (shape S) with the leading S axes of ``J`` (S + R)."""
+    """``v^T J``: contract ``v`` (shape S) with the leading S axes of ``J`` (S + R).
+
+    Nothing is conjugated.  For real arrays this is TensorFlow's VJP.  For
+    complex arrays it is the plain transpose (what JAX's pullback applies), not
+    TensorFlow's gradient: for a holomorphic op TensorFlow returns the adjoint
+    ``J^H v``, which is ``conj(vjp_from_jacobian(J, conj(v)))``.
+    """
     J = np.asarray(J)
     v = as_array(v, "v")
     if v.ndim > J.ndim or J.shape[: v.ndim] != v.shape:
