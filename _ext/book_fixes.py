@@ -164,12 +164,9 @@ def _is_english(config) -> bool:
 
 
 def _configure(app, config):
-<<<<<<< HEAD
     # First: the book's copies of theme components (_ext/book_zh.py) replace the
     # themes' own, which the themes put on templates_path when they are set up.
     config.templates_path = [str(TEMPLATES), *config.templates_path]
-=======
-    config.templates_path = [*config.templates_path, str(TEMPLATES)]
     # pydata-sphinx-theme >= 0.16 fills its top navbar with a search field
     # when navbar_persistent is not set (pydata_sphinx_theme/__init__.py).
     # sphinx-book-theme sets every other navbar slot empty, so the bar held
@@ -181,7 +178,6 @@ def _configure(app, config):
     config.html_context = {**config.html_context, "matgrad_pdfs": built_pdfs()}
     if built_pdfs() and _is_english(config):
         config.html_extra_path = [*config.html_extra_path, str(PDF_DIR)]
->>>>>>> issue23
     header = config.html_theme_options.setdefault(
         "article_header_end", ["article-header-buttons.html"])
     if isinstance(header, str):

@@ -82,7 +82,6 @@ def test_plot_cost_guides_and_errors():
         plot_cost([1, 2, 3], {"a": [1, 2]})
 
 
-<<<<<<< HEAD
 # ---- the Chinese twin of each figure (matgrad.plotting.show) ---------------
 
 def _texts(ax):
@@ -174,7 +173,8 @@ def test_a_cjk_font_is_installed_for_the_build():
     from matgrad.plotting import cjk_font
 
     assert cjk_font() is not None
-=======
+
+
 def test_plot_cost_draws_two_guides_for_a_pair_of_powers():
     ax = plot_cost([1, 2, 4], {"a": [1, 16, 256]}, slopes={"a": (4, 5)})
     guides = [line.get_ydata() for line in ax.lines[1:]]
@@ -216,4 +216,3 @@ def test_plot_chain_order_draws_the_factors_and_three_arrows():
         plot_chain_order(words={"up": "x"})
     with pytest.raises(ValueError, match="at least two"):
         plot_chain_order([("$J$", "1x1", "step")])
->>>>>>> issue20
