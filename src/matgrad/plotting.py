@@ -213,11 +213,12 @@ def show(words=None, *, fig=None):
     plt.close(fig)
 
 
-#: The words of :func:`plot_chain_order` in Chinese (``lang="zh_CN"``).
+#: The words of :func:`plot_chain_order` in Chinese (``lang="zh_CN"``). No $math$:
+#: matplotlib draws a string with math in its math fonts, which have no CJK glyphs.
 CHAIN_ORDER_WORDS_ZH = {
     "program": "程序顺序：第 1 步，然后第 2 步，然后第 3 步",
-    "forward": "前向累积：从右端开始（先算 $J_2 J_1$），与程序同向",
-    "reverse": "反向累积：从左端开始（先算 $J_3 J_2$），与程序反向",
+    "forward": "前向累积：从右端开始（先算 J₂J₁），与程序同向",
+    "reverse": "反向累积：从左端开始（先算 J₃J₂），与程序反向",
     "left": "左端",
     "right": "右端",
 }
@@ -249,10 +250,12 @@ def plot_chain_order(factors=None, *, words=None, ax=None, figsize=(7.0, 3.0), l
     given = dict(factors=factors, ax=ax, figsize=figsize)
     zh = lang == "zh_CN"
     if factors is None:
-        step = "第 {} 步" if zh else "step {}"
-        factors = [("$J_3$", "1×15", step.format(3) + ": $L = \\sum Z^2$"),
-                   ("$J_2$", "15×15", step.format(2) + ": $Z = \\tanh(Y)$"),
-                   ("$J_1$", "15×15", step.format(1) + ": $Y = TB$")]
+        formulas = ["L = ΣZ²", "Z = tanh(Y)", "Y = TB"] if zh else [
+            "$L = \\sum Z^2$", "$Z = \\tanh(Y)$", "$Y = TB$"]
+        step = "第 {} 步：{}" if zh else "step {}: {}"
+        factors = [("$J_3$", "1×15", step.format(3, formulas[0])),
+                   ("$J_2$", "15×15", step.format(2, formulas[1])),
+                   ("$J_1$", "15×15", step.format(1, formulas[2]))]
     if zh:
         words = None  # show() passes its own mapping; the Chinese words are fixed
     if len(factors) < 2:
