@@ -112,7 +112,17 @@ def test_the_letter_table_exists():
     assert {"T", "B", "Y", "G", "V", "X", "W", "Z", "D"} <= _letter_table()
 
 
-@pytest.mark.parametrize("page", toc_pages(), ids=str)
+# The four newest "Going further" pages still give some letters their own,
+# locally defined meanings (A for the matrix an operation acts on, X + iY for
+# the parts of a complex Z); the notation page says so. Strict: when a page is
+# aligned with the table, its mark must go.
+LETTERS_PENDING = {"further/registered_gradients.md", "further/einsum_cholesky.md",
+                   "further/reverse_mode_costs.md", "further/wirtinger.md"}
+
+
+@pytest.mark.parametrize("page", [
+    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="letters not aligned yet"))
+    if str(p) in LETTERS_PENDING else p for p in toc_pages()], ids=str)
 def test_one_meaning_per_letter(page):
     letters = _letter_table()
     problems = []
