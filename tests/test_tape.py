@@ -15,8 +15,8 @@ from matgrad.tape import Tape, Variable
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 tf = pytest.importorskip("tensorflow")
 
-OPS = ["matmul", "add_row", "add_col", "square", "scale", "transpose",
-       "colsum", "flat_roundtrip", "reuse_input"]
+OPS = ["matmul", "add_row", "add_col", "sub_row", "rsub_col", "square", "scale",
+       "transpose", "colsum", "flat_roundtrip", "reuse_input"]
 
 
 class _NumPyLib:
@@ -46,6 +46,10 @@ def _program(lib, ops, x, w, seed):
             y = y + rng.standard_normal(c)              # broadcast over rows
         elif op == "add_col":
             y = y + rng.standard_normal((r, 1))         # broadcast over columns
+        elif op == "sub_row":
+            y = y - rng.standard_normal(c)              # Variable - constant
+        elif op == "rsub_col":
+            y = rng.standard_normal((r, 1)) - y         # constant - Variable
         elif op == "square":
             y = y * y
         elif op == "scale":
