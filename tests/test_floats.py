@@ -100,6 +100,14 @@ def test_onednn_default_follows_tensorflows_policy():
 
     default = onednn_by_default()
     assert isinstance(default, bool)
+    # the child asks TensorFlow's own switch: the variable, when set, decides
+    import os
+
+    from matgrad.tf_env import _DEFAULT_CHILD, _run_child
+
+    for flag, expected in (("0", "False"), ("1", "True")):
+        env = dict(os.environ, TF_ENABLE_ONEDNN_OPTS=flag, TF_CPP_MIN_LOG_LEVEL="3")
+        assert _run_child(env, 120, _DEFAULT_CHILD)[-1] == expected
     cpuinfo = Path("/proc/cpuinfo")
     if platform.system() == "Linux" and platform.machine() == "x86_64" and cpuinfo.exists():
         flags = set(cpuinfo.read_text().split())

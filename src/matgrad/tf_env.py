@@ -32,9 +32,22 @@ print(json.dumps(tape.gradient(Y, T).numpy().tolist()))
 """
 
 
+# IsMklEnabled lives in a small extension module; loading it by its path skips
+# the import of the whole TensorFlow package (half a second instead of ten).
 _DEFAULT_CHILD = """
-from tensorflow.python.util import _pywrap_util_port
-print(bool(_pywrap_util_port.IsMklEnabled()))
+import glob, importlib.machinery, importlib.util, os
+name = "tensorflow.python.util._pywrap_util_port"
+try:
+    root = os.path.dirname(importlib.util.find_spec("tensorflow").origin)
+    path = next(p for suffix in importlib.machinery.EXTENSION_SUFFIXES
+                for p in glob.glob(os.path.join(root, "python", "util", "_pywrap_util_port" + suffix)))
+    loader = importlib.machinery.ExtensionFileLoader(name, path)
+    port = importlib.util.module_from_spec(
+        importlib.util.spec_from_file_location(name, path, loader=loader))
+    loader.exec_module(port)
+except (ImportError, StopIteration, OSError):    # another layout: import TensorFlow
+    from tensorflow.python.util import _pywrap_util_port as port
+print(bool(port.IsMklEnabled()))
 """
 
 
