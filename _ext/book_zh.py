@@ -39,18 +39,16 @@ from pathlib import Path
 
 from sphinx.util import logging
 
+from editions import is_english
+
 logger = logging.getLogger(__name__)
 TWIN_KEY = "matgrad"  # matgrad.plotting.show puts the Chinese figure here
-
-
-def _is_english(config) -> bool:
-    return (config.language or "en") == "en"
 
 
 def _swap_figures(app, config):
     """In the Chinese build, render each output's Chinese twin (a figure of
     matgrad.plotting.show, a table of matgrad.tables.markdown_table)."""
-    if _is_english(config):
+    if is_english(config):
         return
     from myst_nb.core.render import NbElementRenderer
 
@@ -109,7 +107,7 @@ def _book_messages(app) -> dict[str, str]:
 
 
 def _book_first_in_theme_catalogs(app):
-    if _is_english(app.config):
+    if is_english(app.config):
         return
     from sphinx import locale
 
@@ -155,7 +153,7 @@ def _chinese_style():
 
 
 def _chinese_references(app, config):
-    if _is_english(config):
+    if is_english(config):
         return
     from pybtex.plugin import register_plugin
 
@@ -166,7 +164,7 @@ def _chinese_references(app, config):
 def _search_bar_text(app, config):
     """The search field's placeholder is a theme option (Jupyter Book sets
     "Search this book..."), shown as is: give it its translation."""
-    if _is_english(config):
+    if is_english(config):
         return
     options = config.html_theme_options
     options["search_bar_text"] = app.translator.gettext(

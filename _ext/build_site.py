@@ -13,7 +13,7 @@ cache, so no page runs here: both editions read the same cached outputs.
   `locales/zh_CN/LC_MESSAGES/<page>.po`; code, outputs and glued numbers come
   from the same cache as the English pages. The build writes the messages it
   found no translation for to `_build/zh_CN/untranslated.json`
-  (`_ext/book_fixes.py`); this script prints how many, and the tests fail on
+  (`_ext/translation_checks.py`); this script prints how many, and the tests fail on
   any.
 - `singlehtml-en`, `singlehtml-zh_CN`: each edition as one page, for
   `make pdf` (bookbuild/pdf.py), from the same doctrees.

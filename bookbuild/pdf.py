@@ -18,7 +18,7 @@ writes `_build/pdf/matgrad-en.pdf` and `_build/pdf/matgrad-zh_CN.pdf`:
    glyphs it uses.
 3. The site is built again (only written, not read), so that the download
    menu of every page links to both PDFs, which the site then serves at its
-   top (`_ext/book_fixes.py`).
+   top (`_ext/pdf_links.py`).
 
 Nothing here uses the network; a missing Chromium is an error that says what
 to install.

@@ -106,7 +106,7 @@ def term_table() -> list[tuple[str, str]]:
     (read by the book's own extension, which also gives them to the search)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("book_fixes", ROOT / "_ext" / "book_fixes.py")
+    spec = importlib.util.spec_from_file_location("zh_search", ROOT / "_ext" / "zh_search.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return sorted(module.term_table(ROOT), key=lambda r: -len(r[0]))
