@@ -6,7 +6,7 @@ writes `_build/pdf/matgrad-en.pdf` and `_build/pdf/matgrad-zh_CN.pdf`:
 
 1. Sphinx's `singlehtml` builder writes each edition as one page
    (`_build/singlehtml/`, `_build/zh_CN/singlehtml/`), through the editions of
-   `_ext/build_site.py`: the same configuration, doctrees and execution cache
+   `bookbuild/build_site.py`: the same configuration, doctrees and execution cache
    as the site, so no page is read or run again.
 2. Debian's Chromium (the one the browser tests use), driven by Playwright,
    opens each page over a local HTTP server (MathJax loads its fonts, which a
@@ -30,7 +30,6 @@ import argparse
 import asyncio
 import functools
 import http.server
-import importlib.util
 import shutil
 import sys
 import threading
@@ -42,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PDF_DIR = ROOT / "_build" / "pdf"
 PRINT_CSS = Path(__file__).with_name("book-print.css")
 
-# Per edition: the singlehtml edition of _ext/build_site.py, and the cover.
+# Per edition: the singlehtml edition of bookbuild/build_site.py, and the cover.
 EDITIONS = {
     "en": {"sphinx": "singlehtml-en", "lang": "en", "edition": "English edition",
            "contents": "Contents"},
@@ -53,13 +52,11 @@ CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-network
                   "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
-@functools.lru_cache(maxsize=None)
 def build_site():
-    """_ext/build_site.py, the site's build (its editions and Sphinx runner)."""
-    spec = importlib.util.spec_from_file_location("build_site", ROOT / "_ext" / "build_site.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """bookbuild/build_site.py, the site's build (its editions and Sphinx runner)."""
+    from bookbuild import build_site
+
+    return build_site
 
 
 def pdf_path(edition: str) -> Path:

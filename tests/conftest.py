@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import functools
 import http.server
-import importlib.util
 import os
 import shutil
 import threading
 from pathlib import Path
 
 import pytest
+
+# One reader of _toc.yml for the build and the tests (bookbuild/pages.py).
+from bookbuild.pages import TRANSLATIONS, site_pages, source_page, toc_pages  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
@@ -22,35 +24,12 @@ LOG_NOISE = ("I0000 ", "W0000 ", "E0000 ", "oneDNN custom operations", "WARNING:
              "Warning:", "warnings.warn", "Traceback (most recent call last)")
 
 
-@functools.lru_cache(maxsize=None)
 def build_helper():
-    """The build's own helper module, _ext/execute_pages.py (one TOC reader for both)."""
-    spec = importlib.util.spec_from_file_location("execute_pages", ROOT / "_ext" / "execute_pages.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """The build's own helper module, bookbuild/execute_pages.py (the pages it
+    executes, its kernels' configuration, its reader of the pages)."""
+    from bookbuild import execute_pages
 
-
-def toc_pages() -> list[Path]:
-    """Every page named in _toc.yml, as paths relative to the repository root."""
-    return [p.relative_to(ROOT) for p in build_helper().toc_pages()]
-
-
-# The book's editions: the English site at the top of _build/html, each
-# translation in a folder of its own (see _ext/build_site.py).
-TRANSLATIONS = ("zh_CN",)
-
-
-def site_pages() -> list[Path]:
-    """Every page of every edition, as paths in the built site's terms
-    (``chapters/04_vjp.md``, ``zh_CN/chapters/04_vjp.md``)."""
-    pages = toc_pages()
-    return pages + [Path(lang) / p for lang in TRANSLATIONS for p in pages]
-
-
-def source_page(page: Path) -> Path:
-    """The source page behind a page of any edition."""
-    return Path(*page.parts[1:]) if page.parts[0] in TRANSLATIONS else page
+    return execute_pages
 
 
 def require_or_skip(reason: str):
@@ -178,12 +157,10 @@ def execute_page(page: Path, workdir: Path, env: dict | None = None, timeout: in
 @pytest.fixture(scope="session")
 def zygote_env():
     """The environment that makes nbclient start kernels forked from a zygote
-    (_ext/kernel_zygote.py, as the build does); the zygote lives for the session."""
-    spec = importlib.util.spec_from_file_location("kernel_zygote",
-                                                  ROOT / "_ext" / "kernel_zygote.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    with module.Zygote() as zygote:
+    (bookbuild/kernel_zygote.py, as the build does); the zygote lives for the session."""
+    from bookbuild.kernel_zygote import Zygote
+
+    with Zygote() as zygote:
         env = {key: os.environ[key] for key in zygote.saved}
         for key, value in zygote.saved.items():  # only tests that ask for it use it
             if value is None:

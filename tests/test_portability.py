@@ -76,8 +76,7 @@ def _glued(nb) -> dict:
 def variant_runs(tmp_path_factory):
     """Every kernel page, executed once with all the variants set, in kernels
     forked from a zygote that imported NumPy and TensorFlow under them."""
-    sys.path.insert(0, str(ROOT / "_ext"))
-    from kernel_zygote import Zygote
+    from bookbuild.kernel_zygote import Zygote
 
     env = {k: v for variant in VARIANTS.values() for k, v in variant.items()}
     saved = {k: os.environ.get(k) for k in env}
@@ -147,7 +146,7 @@ def test_chinese_edition_from_other_kernels_is_fully_translated(variant_runs, tm
             cell.outputs = out.outputs
         cache.cache_notebook_bundle(CacheBundleIn(executed, str(path)), check_validity=False,
                                     overwrite=True)
-    result = subprocess.run([sys.executable, str(ROOT / "_ext" / "build_site.py"), "--edition",
+    result = subprocess.run([sys.executable, "-m", "bookbuild.build_site", "--edition",
                              "zh_CN", "--all"], env={**os.environ, "MATGRAD_BUILD_DIR": str(build)},
                             capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]

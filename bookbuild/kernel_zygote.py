@@ -2,7 +2,7 @@
 
 Importing TensorFlow costs about 4.5 s of CPU, and each of the book's pages
 runs in a fresh kernel that imports it: on two cores that was half of a cold
-build. `_ext/execute_pages.py` therefore starts one *zygote* process that
+build. `bookbuild/execute_pages.py` therefore starts one *zygote* process that
 imports numpy, SymPy, matplotlib, TensorFlow (which imports JAX and Keras)
 and ipykernel once, and then forks one kernel per page. A fork shares the
 imported modules copy-on-write, so each kernel starts in a few milliseconds.

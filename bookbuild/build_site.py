@@ -1,10 +1,10 @@
 """Build the book's editions with Sphinx, from the execution cache.
 
-    python _ext/build_site.py [--all]            both editions, side by side
-    python _ext/build_site.py --gettext          the message catalogs (.pot)
+    python -m bookbuild.build_site [--all]       both editions, side by side
+    python -m bookbuild.build_site --gettext     the message catalogs (.pot)
 
-`make book` runs this after `_ext/execute_pages.py` has filled the execution
-cache, so no page runs here: both editions read the same cached outputs.
+`make book` (bookbuild/pipeline.py) runs this after `bookbuild/execute_pages.py`
+has filled the execution cache, so no page runs here: both editions read the same cached outputs.
 
 - English: `_build/html/` (doctrees in `_build/.doctrees`).
 - Chinese (zh_CN): built in `_build/zh_CN/` and copied to `_build/html/zh_CN/`.
@@ -39,10 +39,8 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-# MATGRAD_BUILD_DIR moves the build elsewhere (tests/test_portability.py builds
-# the Chinese edition from another execution cache there).
-BUILD = Path(os.environ.get("MATGRAD_BUILD_DIR") or ROOT / "_build")
+from bookbuild.pages import BUILD, ROOT
+
 CACHE = BUILD / ".jupyter_cache"
 LOCALES = ROOT / "locales"
 
@@ -121,7 +119,8 @@ def build_editions(editions: list[str], fresh: bool, only: list[str] | None = No
     procs = {}
     for edition in editions:
         log = BUILD / f"sphinx-{edition}.log"
-        cmd = [sys.executable, __file__, "--edition", edition] + (["--all"] if fresh else [])
+        cmd = [sys.executable, "-m", "bookbuild.build_site", "--edition", edition]
+        cmd += ["--all"] if fresh else []
         cmd += [arg for name in only or [] for arg in ("--only", name)]
         with open(log, "w") as handle:
             procs[edition] = (subprocess.Popen(cmd, stdout=handle, stderr=subprocess.STDOUT,
@@ -163,7 +162,7 @@ def drop_obsolete() -> None:
                 write_po(handle, catalog, width=0, ignore_obsolete=True)
 
 
-def main() -> int:
+def main(argv: list[str] | None = None, editions=("en", "zh_CN")) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--all", action="store_true", help="re-read every page")
     parser.add_argument("--gettext", action="store_true", help="write the .pot catalogs")
@@ -171,7 +170,7 @@ def main() -> int:
                         help="remove obsolete entries from the catalogs")
     parser.add_argument("--edition", choices=sorted(EDITIONS), help=argparse.SUPPRESS)
     parser.add_argument("--only", action="append", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.drop_obsolete:
         drop_obsolete()
         return 0
@@ -183,7 +182,7 @@ def main() -> int:
         return build_editions(["gettext"], fresh=True)
 
     start = time.perf_counter()
-    status = build_editions(["en", "zh_CN"], args.all)
+    status = build_editions(list(editions), args.all)
     if status == 0:
         publish_zh()
         report_untranslated()
