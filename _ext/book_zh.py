@@ -68,7 +68,9 @@ def _swap_figures(app, config):
                 self.logger.warning(
                     f"this output has no {language} version, so the Chinese page would "
                     f"show the English one: {twins.get('error', 'none was made')}",
-                    subtype="image", line=data.line)
+                    subtype="image",
+                    line=data.line,
+                )
             elif data.mime_type in twin:
                 data = dataclasses.replace(data, content=twin[data.mime_type])
         return original(self, data)
@@ -142,8 +144,10 @@ def _chinese_style():
                 if name in fields:
                     chinese = fields.get(name + "_zh")
                     if not chinese:
-                        raise ValueError(f"appendix/references.bib: {entry.key} has a {name} "
-                                         f"but no {name}_zh, its Chinese for the Chinese edition")
+                        raise ValueError(
+                            f"appendix/references.bib: {entry.key} has a {name} "
+                            f"but no {name}_zh, its Chinese for the Chinese edition"
+                        )
                     fields[name] = chinese
             chinese_entry = Entry(entry.type, fields=fields, persons=entry.persons)
             chinese_entry.key = entry.key
@@ -168,7 +172,8 @@ def _search_bar_text(app, config):
         return
     options = config.html_theme_options
     options["search_bar_text"] = app.translator.gettext(
-        options.get("search_bar_text", "Search this book..."))
+        options.get("search_bar_text", "Search this book...")
+    )
 
 
 def setup(app):

@@ -28,10 +28,22 @@ TEMPLATES = Path(__file__).parent / "templates"
 # The other edition of a page, relative to the page (English at the top of
 # the site, Chinese under zh_CN/).
 EDITION_LINKS = {
-    "en": {"lang": "zh-CN", "label": "中文", "short": "中文", "title": "阅读本页的中文版",
-           "prefix": "zh_CN/", "up": 0},
-    "zh_CN": {"lang": "en", "label": "English", "short": "EN", "title": "Read this page in English",
-              "prefix": "", "up": 1},
+    "en": {
+        "lang": "zh-CN",
+        "label": "中文",
+        "short": "中文",
+        "title": "阅读本页的中文版",
+        "prefix": "zh_CN/",
+        "up": 0,
+    },
+    "zh_CN": {
+        "lang": "en",
+        "label": "English",
+        "short": "EN",
+        "title": "Read this page in English",
+        "prefix": "",
+        "up": 1,
+    },
 }
 
 
@@ -44,7 +56,8 @@ def _configure(app, config):
     # themes' own, which the themes put on templates_path when they are set up.
     config.templates_path = [str(TEMPLATES), *config.templates_path]
     header = config.html_theme_options.setdefault(
-        "article_header_end", ["article-header-buttons.html"])
+        "article_header_end", ["article-header-buttons.html"]
+    )
     if isinstance(header, str):
         header = [h.strip() for h in header.split(",") if h.strip()]
     config.html_theme_options["article_header_end"] = ["language-switch.html", *header]
@@ -61,7 +74,8 @@ def _edition_link(app, pagename, templatename, context, doctree):
     href = f"{up}{link['prefix']}{pagename}.html"
     context["matgrad_other_edition"] = {**link, "href": href}
     context["metatags"] = context.get("metatags", "") + (
-        f'\n<link rel="alternate" hreflang="{link["lang"]}" href="{href}" />')
+        f'\n<link rel="alternate" hreflang="{link["lang"]}" href="{href}" />'
+    )
 
 
 def _patch_glue():
@@ -89,9 +103,12 @@ def _patch_glue():
             glued = json.loads(path.read_text("utf8")) if path.exists() else {}
             if key not in glued:
                 raise
-            return utils.VariableOutput(data=glued[key]["data"],
-                                        metadata=glued[key].get("metadata", {}),
-                                        nb_renderer=None, vtype="glue")
+            return utils.VariableOutput(
+                data=glued[key]["data"],
+                metadata=glued[key].get("metadata", {}),
+                nb_renderer=None,
+                vtype="glue",
+            )
 
     retrieve_glue_data.matgrad_fallback = True
     for module in (utils, roles, directives):

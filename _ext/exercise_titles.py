@@ -26,8 +26,11 @@ class exercise_title_message(nodes.Element, addnodes.translatable):
 
 
 def _exercise_subtitles(document):
-    return [node for node in document.findall(nodes.subtitle)
-            if type(node).__name__ == "exercise_subtitle"]
+    return [
+        node
+        for node in document.findall(nodes.subtitle)
+        if type(node).__name__ == "exercise_subtitle"
+    ]
 
 
 class ExerciseTitleMessages(SphinxTransform):
@@ -63,9 +66,11 @@ class ExerciseTitleTranslations(SphinxTransform):
             if translated:
                 # the page's exercise, and sphinx-exercise's copy of it, from
                 # which it titles the solution ("Solution to Exercise 3 (...)")
-                copies = [entry["node"] for entry in
-                          getattr(self.env, "sphinx_exercise_registry", {}).values()
-                          if entry.get("docname") == self.env.docname]
+                copies = [
+                    entry["node"]
+                    for entry in getattr(self.env, "sphinx_exercise_registry", {}).values()
+                    if entry.get("docname") == self.env.docname
+                ]
                 for node in [exercise, *copies]:
                     for subtitle in node.findall(nodes.subtitle):
                         if subtitle.astext() == marker["original"]:
@@ -79,8 +84,9 @@ def _skip(self, node):
 
 
 def setup(app):
-    app.add_node(exercise_title_message, html=(_skip, None), latex=(_skip, None),
-                 text=(_skip, None))
+    app.add_node(
+        exercise_title_message, html=(_skip, None), latex=(_skip, None), text=(_skip, None)
+    )
     app.add_transform(ExerciseTitleMessages)
     app.add_transform(ExerciseTitleTranslations)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -37,17 +37,25 @@ def _configure(app, config):
 def _pdf_links(app, pagename, templatename, context, doctree):
     """Below the index page's title: links to the book's PDFs (when built)."""
     edition = "en" if is_english(app.config) else app.config.language
-    if (not app.config.html_context.get("matgrad_pdfs") or app.builder.name != "html"
-            or pagename != app.config.root_doc or edition not in PDF_NOTE
-            or "</h1>" not in context.get("body", "")):
+    if (
+        not app.config.html_context.get("matgrad_pdfs")
+        or app.builder.name != "html"
+        or pagename != app.config.root_doc
+        or edition not in PDF_NOTE
+        or "</h1>" not in context.get("body", "")
+    ):
         return
     up = "../" * EDITION_LINKS[edition]["up"]
     words, pdfs = PDF_NOTE[edition]
     links = " · ".join(
         f'<a href="{up}{PDF_FILES[pdf]}" hreflang="{lang}" lang="{lang}" '
-        f'type="application/pdf">{label}</a>' for pdf, lang, label in pdfs)
-    note = (f'<p class="matgrad-book-pdfs"><i class="fa-solid fa-file-pdf" aria-hidden="true">'
-            f'</i> {words} {links}</p>')
+        f'type="application/pdf">{label}</a>'
+        for pdf, lang, label in pdfs
+    )
+    note = (
+        f'<p class="matgrad-book-pdfs"><i class="fa-solid fa-file-pdf" aria-hidden="true">'
+        f"</i> {words} {links}</p>"
+    )
     context["body"] = context["body"].replace("</h1>", "</h1>\n" + note, 1)
 
 

@@ -37,9 +37,11 @@ import re
 # the accessibility test rather than silently half-fixed.
 _SEARCH_FIELD = re.compile(
     r'(<button class="btn search-button-field search-button__button[^"]*" title="[^"]+") '
-    r'aria-label="[^"]+"')
+    r'aria-label="[^"]+"'
+)
 _THEME_ICON = re.compile(
-    r'(<i class="theme-switch fa-solid [^"]*" data-mode="\w+")\s+title="[^"]*"')
+    r'(<i class="theme-switch fa-solid [^"]*" data-mode="\w+")\s+title="[^"]*"'
+)
 _BIBLIOENTRY = re.compile(r'(<div class="citation" id="[^"]+") role="doc-biblioentry"')
 
 

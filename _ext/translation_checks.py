@@ -31,8 +31,7 @@ class TranslationCheck(SphinxTransform):
     default_priority = 19
 
     def apply(self, **kwargs):
-        if is_english(self.config) or str(self.document.get("source", "")).endswith(
-                "<translated>"):
+        if is_english(self.config) or str(self.document.get("source", "")).endswith("<translated>"):
             return  # the English edition, or a translated paragraph being parsed
         messages = catalog(self.env, self.env.docname)
         # (The front matter, still a field list at the top of the document
@@ -41,10 +40,13 @@ class TranslationCheck(SphinxTransform):
         # (sphinx-exercise titles its exercises and solutions itself, in the
         # page's language; an exercise's own title is a message of its own,
         # see exercise_titles.py.)
-        missing = [msg for node, msg in extract_messages(self.document)
-                   if not messages.get(msg, "").strip()
-                   and not _in_front_matter(node)
-                   and type(node).__name__ not in ("exercise_title", "solution_title")]
+        missing = [
+            msg
+            for node, msg in extract_messages(self.document)
+            if not messages.get(msg, "").strip()
+            and not _in_front_matter(node)
+            and type(node).__name__ not in ("exercise_title", "solution_title")
+        ]
         store = getattr(self.env, "matgrad_untranslated", {})
         store[self.env.docname] = sorted(set(missing))
         self.env.matgrad_untranslated = store
@@ -53,7 +55,8 @@ class TranslationCheck(SphinxTransform):
 def _in_front_matter(node) -> bool:
     while node is not None:
         if isinstance(node, nodes.docinfo) or (
-                isinstance(node, nodes.field_list) and isinstance(node.parent, nodes.document)):
+            isinstance(node, nodes.field_list) and isinstance(node.parent, nodes.document)
+        ):
             return True
         node = node.parent
     return False
@@ -75,8 +78,9 @@ def _write_untranslated(app, exception):
     if exception is not None or is_english(app.config) or app.builder.format != "html":
         return
     store = getattr(app.env, "matgrad_untranslated", {})
-    report = {doc: msgs for doc, msgs in sorted(store.items())
-              if msgs and doc in app.env.found_docs}
+    report = {
+        doc: msgs for doc, msgs in sorted(store.items()) if msgs and doc in app.env.found_docs
+    }
     path = Path(app.outdir).parent / "untranslated.json"
     path.write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf8")
 

@@ -22,13 +22,13 @@ def _configure(app, config):
         return
     try:
         import jieba
+
         jieba.setLogLevel(logging.WARNING)
     except ImportError:  # pragma: no cover - pinned in requirements-dev.txt
         pass
     words = Path(app.outdir).parent / "search-words.txt"
     words.write_text("".join(f"{w} 1000 n\n" for w in search_words(app.srcdir)), "utf8")
-    config.html_search_options = {**(config.html_search_options or {}),
-                                  "dict": str(words)}
+    config.html_search_options = {**(config.html_search_options or {}), "dict": str(words)}
 
 
 def term_table(srcdir) -> list[tuple[str, str]]:
@@ -38,12 +38,19 @@ def term_table(srcdir) -> list[tuple[str, str]]:
     when flattened, 雅可比张量 when not), told apart in parentheses."""
     text = (Path(srcdir) / "appendix" / "glossary.md").read_text("utf8")
     rows = []
-    for line in text[text.index("(glossary-zh-terms)="):].splitlines():
+    for line in text[text.index("(glossary-zh-terms)=") :].splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 2 and re.search(r"[\u4e00-\u9fff]", cells[1]) \
-                and cells[0] not in ("English", "英文"):
-            rows.append((re.sub(r"\s*\(.*\)", "", cells[0]).strip("*"),
-                         re.sub(r"\s*[(（].*[)）]", "", cells[1])))
+        if (
+            len(cells) == 2
+            and re.search(r"[\u4e00-\u9fff]", cells[1])
+            and cells[0] not in ("English", "英文")
+        ):
+            rows.append(
+                (
+                    re.sub(r"\s*\(.*\)", "", cells[0]).strip("*"),
+                    re.sub(r"\s*[(（].*[)）]", "", cells[1]),
+                )
+            )
     return rows
 
 

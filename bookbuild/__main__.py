@@ -47,16 +47,40 @@ def translations() -> int:
     if status:
         return status
     bin_dir = Path(sys.executable).parent
-    merged = subprocess.run([bin_dir / "sphinx-intl", "update", "-p", BUILD / "gettext",
-                             "-l", "zh_CN", "-d", ROOT / "locales", "-w", "0"],
-                            cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    print("".join(line for line in merged.stdout.splitlines(keepends=True)
-                  if not line.startswith("Not Changed")), end="")
+    merged = subprocess.run(
+        [
+            bin_dir / "sphinx-intl",
+            "update",
+            "-p",
+            BUILD / "gettext",
+            "-l",
+            "zh_CN",
+            "-d",
+            ROOT / "locales",
+            "-w",
+            "0",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    print(
+        "".join(
+            line
+            for line in merged.stdout.splitlines(keepends=True)
+            if not line.startswith("Not Changed")
+        ),
+        end="",
+    )
     if merged.returncode:
         return merged.returncode
     build_site.main(["--drop-obsolete"])
-    work = subprocess.run([sys.executable, ROOT / "tests" / "i18n_checks.py"], cwd=ROOT,
-                          stdout=subprocess.PIPE, text=True)
+    work = subprocess.run(
+        [sys.executable, ROOT / "tests" / "i18n_checks.py"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     print("".join(work.stdout.splitlines(keepends=True)[-40:]), end="")
     return 0
 

@@ -37,7 +37,6 @@ import shutil
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 from bookbuild.pages import BUILD, ROOT
 
@@ -48,29 +47,42 @@ LOCALES = ROOT / "locales"
 # The zh_CN title lives here (html_title is configuration, not a message).
 EDITIONS = {
     "en": {
-        "out": BUILD / "html", "doctrees": BUILD / ".doctrees", "builder": "html",
+        "out": BUILD / "html",
+        "doctrees": BUILD / ".doctrees",
+        "builder": "html",
         "overrides": {},
     },
     "zh_CN": {
-        "out": BUILD / "zh_CN" / "html", "doctrees": BUILD / "zh_CN" / ".doctrees",
+        "out": BUILD / "zh_CN" / "html",
+        "doctrees": BUILD / "zh_CN" / ".doctrees",
         "builder": "html",
-        "overrides": {"language": "zh_CN", "html_title": "矩阵的梯度",
-                      "project": "矩阵的梯度", "author": "matgrad 作者"},
+        "overrides": {
+            "language": "zh_CN",
+            "html_title": "矩阵的梯度",
+            "project": "矩阵的梯度",
+            "author": "matgrad 作者",
+        },
     },
     # The whole book on one page per edition (Sphinx's singlehtml builder),
     # which bookbuild/pdf.py prints to PDF. Same configuration and doctrees
     # as the site's edition, so no page is read (or run) again.
     "singlehtml-en": {
-        "out": BUILD / "singlehtml", "doctrees": BUILD / ".doctrees",
-        "builder": "singlehtml", "overrides": {},
+        "out": BUILD / "singlehtml",
+        "doctrees": BUILD / ".doctrees",
+        "builder": "singlehtml",
+        "overrides": {},
     },
     "singlehtml-zh_CN": {
-        "out": BUILD / "zh_CN" / "singlehtml", "doctrees": BUILD / "zh_CN" / ".doctrees",
-        "builder": "singlehtml", "overrides": {},
+        "out": BUILD / "zh_CN" / "singlehtml",
+        "doctrees": BUILD / "zh_CN" / ".doctrees",
+        "builder": "singlehtml",
+        "overrides": {},
     },
     "gettext": {
-        "out": BUILD / "gettext", "doctrees": BUILD / "gettext-doctrees",
-        "builder": "gettext", "overrides": {},
+        "out": BUILD / "gettext",
+        "doctrees": BUILD / "gettext-doctrees",
+        "builder": "gettext",
+        "overrides": {},
     },
 }
 EDITIONS["singlehtml-zh_CN"]["overrides"] = EDITIONS["zh_CN"]["overrides"]
@@ -101,12 +113,21 @@ def sphinx_build(edition: str, fresh: bool, only: list[str] | None = None) -> in
         from myst_nb.core.render import base_render_priority
 
         overrides["nb_mime_priority_overrides"] = [
-            ("gettext", mime, rank) for mime, rank in base_render_priority()["html"].items()]
+            ("gettext", mime, rank) for mime, rank in base_render_priority()["html"].items()
+        ]
     result = build_sphinx(
-        ROOT, spec["out"], noconfig=True, path_config=ROOT / "_config.yml",
-        confoverrides=overrides, doctreedir=spec["doctrees"], builder=spec["builder"],
+        ROOT,
+        spec["out"],
+        noconfig=True,
+        path_config=ROOT / "_config.yml",
+        confoverrides=overrides,
+        doctreedir=spec["doctrees"],
+        builder=spec["builder"],
         filenames=[str(ROOT / name) for name in only or []],
-        warningiserror=True, keep_going=True, freshenv=fresh, quiet=True,
+        warningiserror=True,
+        keep_going=True,
+        freshenv=fresh,
+        quiet=True,
     )
     if isinstance(result, Exception):
         raise result
@@ -123,8 +144,10 @@ def build_editions(editions: list[str], fresh: bool, only: list[str] | None = No
         cmd += ["--all"] if fresh else []
         cmd += [arg for name in only or [] for arg in ("--only", name)]
         with open(log, "w") as handle:
-            procs[edition] = (subprocess.Popen(cmd, stdout=handle, stderr=subprocess.STDOUT,
-                                               cwd=ROOT), log)
+            procs[edition] = (
+                subprocess.Popen(cmd, stdout=handle, stderr=subprocess.STDOUT, cwd=ROOT),
+                log,
+            )
     status = 0
     for edition, (proc, log) in procs.items():
         if proc.wait() != 0:
@@ -144,9 +167,11 @@ def report_untranslated() -> None:
     found = json.loads(UNTRANSLATED.read_text()) if UNTRANSLATED.exists() else {}
     count = sum(len(v) for v in found.values())
     if count:
-        print(f"zh_CN: {count} messages have no translation yet and show in English "
-              f"(listed in {UNTRANSLATED.relative_to(ROOT)}); README.md, "
-              f"'Updating the translation', says what to do.")
+        print(
+            f"zh_CN: {count} messages have no translation yet and show in English "
+            f"(listed in {UNTRANSLATED.relative_to(ROOT)}); README.md, "
+            f"'Updating the translation', says what to do."
+        )
 
 
 def drop_obsolete() -> None:
@@ -166,8 +191,9 @@ def main(argv: list[str] | None = None, editions=("en", "zh_CN")) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--all", action="store_true", help="re-read every page")
     parser.add_argument("--gettext", action="store_true", help="write the .pot catalogs")
-    parser.add_argument("--drop-obsolete", action="store_true",
-                        help="remove obsolete entries from the catalogs")
+    parser.add_argument(
+        "--drop-obsolete", action="store_true", help="remove obsolete entries from the catalogs"
+    )
     parser.add_argument("--edition", choices=sorted(EDITIONS), help=argparse.SUPPRESS)
     parser.add_argument("--only", action="append", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -186,8 +212,10 @@ def main(argv: list[str] | None = None, editions=("en", "zh_CN")) -> int:
     if status == 0:
         publish_zh()
         report_untranslated()
-        print(f"built {EDITIONS['en']['out'].relative_to(ROOT)} (English) and "
-              f"{ZH_SITE.relative_to(ROOT)} (中文) in {time.perf_counter() - start:.1f} s")
+        print(
+            f"built {EDITIONS['en']['out'].relative_to(ROOT)} (English) and "
+            f"{ZH_SITE.relative_to(ROOT)} (中文) in {time.perf_counter() - start:.1f} s"
+        )
     return status
 
 

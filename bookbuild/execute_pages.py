@@ -75,16 +75,25 @@ def execute(path_str: str, timeout: int):
     path = Path(path_str)
     nb = read(path)
     with kernel_config() as config:
-        result = single_nb_execution(nb, cwd=str(path.parent), timeout=timeout,
-                                     allow_errors=False, meta_override=True, config=config)
+        result = single_nb_execution(
+            nb,
+            cwd=str(path.parent),
+            timeout=timeout,
+            allow_errors=False,
+            meta_override=True,
+            config=config,
+        )
     if result.err is None:
         return path_str, nb, result.time, None
     # A failing cell's error names the cell and its traceback; nbclient's own
     # stack above it says nothing about the page.
     from nbclient.exceptions import CellExecutionError
 
-    text = (str(result.err) if isinstance(result.err, CellExecutionError)
-            else result.exc_string or repr(result.err))
+    text = (
+        str(result.err)
+        if isinstance(result.err, CellExecutionError)
+        else result.exc_string or repr(result.err)
+    )
     return path_str, None, result.time, no_colours(text)
 
 
@@ -126,7 +135,9 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             cache.cache_notebook_bundle(
                 CacheBundleIn(nb, path, data={"execution_seconds": seconds}),
-                check_validity=False, overwrite=True)
+                check_validity=False,
+                overwrite=True,
+            )
             print(f"  {name}: {seconds:.1f} s", flush=True)
     print(f"executed in {time.perf_counter() - start:.1f} s", flush=True)
     for name, error in failed:

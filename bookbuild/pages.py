@@ -45,8 +45,7 @@ def book_pages() -> list[Path]:
     """The pages in _toc.yml that the build executes (not execute.exclude_patterns),
     as absolute paths."""
     skip = _yaml("_config.yml").get("execute", {}).get("exclude_patterns", []) or []
-    return [ROOT / p for p in toc_pages()
-            if not any(fnmatch.fnmatch(str(p), pat) for pat in skip)]
+    return [ROOT / p for p in toc_pages() if not any(fnmatch.fnmatch(str(p), pat) for pat in skip)]
 
 
 def site_pages() -> list[Path]:

@@ -41,11 +41,18 @@ from pathlib import Path
 from bookbuild.pages import BUILD, ROOT
 
 PACKAGE = ("src/matgrad",)
-EXEC_INPUTS = ("index.md", "chapters", "further", "appendix", "_config.yml", "_toc.yml",
-               *PACKAGE)
+EXEC_INPUTS = ("index.md", "chapters", "further", "appendix", "_config.yml", "_toc.yml", *PACKAGE)
 CODE_INPUTS = ("_ext", "_static", "bookbuild")
-SITE_INPUTS = (*EXEC_INPUTS, *CODE_INPUTS, "locales", "Makefile", "requirements.txt",
-               "requirements-dev.txt", "constraints.txt", "package-lock.json")
+SITE_INPUTS = (
+    *EXEC_INPUTS,
+    *CODE_INPUTS,
+    "locales",
+    "Makefile",
+    "requirements.txt",
+    "requirements-dev.txt",
+    "constraints.txt",
+    "package-lock.json",
+)
 # Never inputs: caches, and what the build or an editor derives from the sources.
 SKIP_DIRS = {"__pycache__", ".ipynb_checkpoints"}
 SKIP_SUFFIXES = (".pyc", ".ipynb", ".mo")
@@ -121,8 +128,10 @@ def digest(root: Path, inputs: tuple[str, ...]) -> str:
             dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
             files += [Path(folder, n) for n in names if not n.endswith(SKIP_SUFFIXES)]
     names = sorted(p.relative_to(root).as_posix().encode() for p in files)
-    lines = (hashlib.sha256((root / n.decode()).read_bytes()).hexdigest().encode() + b"  " + n
-             for n in names)
+    lines = (
+        hashlib.sha256((root / n.decode()).read_bytes()).hexdigest().encode() + b"  " + n
+        for n in names
+    )
     return hashlib.sha256(b"".join(line + b"\n" for line in lines)).hexdigest()
 
 
@@ -134,11 +143,11 @@ def _saved(stamp: Path) -> str | None:
 class Plan:
     """What `make book` will do, and the digests it records when a step succeeds."""
 
-    up_to_date: bool          # nothing changed since the last successful build: stop
-    clear_cache: bool         # src/matgrad changed: execute every page again
-    forget_doctrees: bool     # the last build failed: Sphinx re-reads every page
-    reread_all: bool          # extensions/static/build code changed: rewrite every page
-    execute: bool             # pages (may) need executing
+    up_to_date: bool  # nothing changed since the last successful build: stop
+    clear_cache: bool  # src/matgrad changed: execute every page again
+    forget_doctrees: bool  # the last build failed: Sphinx re-reads every page
+    reread_all: bool  # extensions/static/build code changed: rewrite every page
+    execute: bool  # pages (may) need executing
     editions: tuple[str, ...]
     package: str
     exec_inputs: str
@@ -151,8 +160,9 @@ def package_changed(tree: Tree, package: str) -> bool:
     saved = _saved(tree.package_ok)
     if saved == "":  # the Makefile's stamp before bookbuild: an empty file, by its time
         sources = (tree.root / PACKAGE[0]).rglob("*.py")
-        return max((p.stat().st_mtime for p in sources), default=0) > \
-            tree.package_ok.stat().st_mtime
+        return (
+            max((p.stat().st_mtime for p in sources), default=0) > tree.package_ok.stat().st_mtime
+        )
     return saved != package
 
 
@@ -178,16 +188,25 @@ def must_execute(tree: Tree, exec_inputs: str, clear_cache: bool) -> bool:
 
 def plan(tree: Tree) -> Plan:
     """The decisions for ``tree``'s next build; nothing is changed on disk."""
-    digests = {name: digest(tree.root, inputs) for name, inputs in
-               (("package", PACKAGE), ("exec_inputs", EXEC_INPUTS), ("code", CODE_INPUTS),
-                ("site", SITE_INPUTS))}
+    digests = {
+        name: digest(tree.root, inputs)
+        for name, inputs in (
+            ("package", PACKAGE),
+            ("exec_inputs", EXEC_INPUTS),
+            ("code", CODE_INPUTS),
+            ("site", SITE_INPUTS),
+        )
+    }
     clear = package_changed(tree, digests["package"])
-    return Plan(up_to_date=not clear and nothing_changed(tree, digests["site"]),
-                clear_cache=clear,
-                forget_doctrees=last_build_failed(tree),
-                reread_all=must_reread_all(tree, digests["code"]),
-                execute=must_execute(tree, digests["exec_inputs"], clear),
-                editions=EDITIONS, **digests)
+    return Plan(
+        up_to_date=not clear and nothing_changed(tree, digests["site"]),
+        clear_cache=clear,
+        forget_doctrees=last_build_failed(tree),
+        reread_all=must_reread_all(tree, digests["code"]),
+        execute=must_execute(tree, digests["exec_inputs"], clear),
+        editions=EDITIONS,
+        **digests,
+    )
 
 
 def _write(stamp: Path, value: str) -> None:
@@ -207,15 +226,17 @@ def clear_execution_cache(tree: Tree, package: str) -> None:
     """Forget every executed page and Sphinx's environments; record src/matgrad's digest."""
     if tree.package_ok.exists():
         print("matgrad changed: every page will be executed again")
-    _remove(tree.cache, tree.build / "jupyter_execute", tree.build / ".doctrees",
-            tree.build / "zh_CN")
+    _remove(
+        tree.cache, tree.build / "jupyter_execute", tree.build / ".doctrees", tree.build / "zh_CN"
+    )
     _write(tree.package_ok, package)
 
 
 def print_reports(tree: Tree) -> None:
     """The execution reports of pages that failed inside Sphinx."""
-    for log in sorted(p for folder in tree.reports if folder.is_dir()
-                      for p in folder.rglob("*.log")):
+    for log in sorted(
+        p for folder in tree.reports if folder.is_dir() for p in folder.rglob("*.log")
+    ):
         print(f"\n===== execution report: {log}\n{log.read_text()}")
 
 
@@ -228,8 +249,10 @@ def build(tree: Tree, execute_pages, build_editions) -> int:
     elif _saved(tree.package_ok) != steps.package:
         _write(tree.package_ok, steps.package)  # the shell version's empty stamp
     if steps.up_to_date:
-        print(f"make book: nothing changed since the last successful build "
-              f"({os.path.relpath(tree.html, tree.root)})")
+        print(
+            f"make book: nothing changed since the last successful build "
+            f"({os.path.relpath(tree.html, tree.root)})"
+        )
         return 0
     if steps.forget_doctrees:
         _remove(*tree.doctrees)

@@ -20,8 +20,16 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 
 # TensorFlow log lines, Python warnings and tracebacks that must never reach a
 # page (checked in the executed notebooks and in the rendered site).
-LOG_NOISE = ("I0000 ", "W0000 ", "E0000 ", "oneDNN custom operations", "WARNING:tensorflow",
-             "Warning:", "warnings.warn", "Traceback (most recent call last)")
+LOG_NOISE = (
+    "I0000 ",
+    "W0000 ",
+    "E0000 ",
+    "oneDNN custom operations",
+    "WARNING:tensorflow",
+    "Warning:",
+    "warnings.warn",
+    "Traceback (most recent call last)",
+)
 
 
 def build_helper():
@@ -56,8 +64,16 @@ def chromium_path() -> str | None:
 
 # Headless Chromium as root in a container: no sandbox, no GPU, nothing that
 # phones home (the site tests check that no request leaves the machine).
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 
 
 @pytest.fixture(scope="session")
@@ -65,8 +81,10 @@ def browser():
     """Debian's Chromium driven by Playwright (skipped outside CI when absent)."""
     exe = chromium_path()
     if exe is None:
-        require_or_skip("Chromium is not installed (Debian: apt-get install chromium); "
-                        "the browser checks were not run")
+        require_or_skip(
+            "Chromium is not installed (Debian: apt-get install chromium); "
+            "the browser checks were not run"
+        )
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:  # pragma: no cover - it is in requirements-dev.txt
@@ -104,6 +122,7 @@ def page_url(server: str, page: Path) -> str:
 
 # ---- executing a page in its notebook form (test_pages, test_load) ----------
 
+
 def _failing_cell(nb):
     for index, cell in enumerate(nb.cells):
         for out in cell.get("outputs", []):
@@ -133,14 +152,16 @@ def execute_page(page: Path, workdir: Path, env: dict | None = None, timeout: in
     try:
         with helper.kernel_config() as config:  # the build's kernels: quiet IPC, no TCP
             client = NotebookClient(
-                nb, timeout=timeout, kernel_name="python3", config=config,
+                nb,
+                timeout=timeout,
+                kernel_name="python3",
+                config=config,
                 resources={"metadata": {"path": str((ROOT / page).parent)}},
             )
             client.execute(env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", **(env or {})})
     except CellExecutionError as exc:  # its text has the cell's source and traceback
         index, _ = _failing_cell(nb)
-        pytest.fail(f"{page}: cell {index} failed\n{helper.no_colours(str(exc))}",
-                    pytrace=False)
+        pytest.fail(f"{page}: cell {index} failed\n{helper.no_colours(str(exc))}", pytrace=False)
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code" or "raises-exception" in cell.metadata.get("tags", []):
             continue
@@ -153,6 +174,7 @@ def execute_page(page: Path, workdir: Path, env: dict | None = None, timeout: in
 
 
 # ---- the build's kernels, and what they produce ------------------------------
+
 
 @pytest.fixture(scope="session")
 def zygote_env():
@@ -206,7 +228,8 @@ def assert_same_output_kinds_as_the_build(page: Path, nb) -> None:
     built = built_notebook(page)
     if built is not None:
         assert output_kinds(built) == output_kinds(nb), (
-            f"{page}: the build's run and this run made different kinds of output")
+            f"{page}: the build's run and this run made different kinds of output"
+        )
 
 
 # The longest tests first: with two workers, a long test that starts last
@@ -219,4 +242,5 @@ def pytest_collection_modifyitems(config, items):
     def rank(item):
         name = item.path.name
         return _LONG_FIRST.index(name) if name in _LONG_FIRST else len(_LONG_FIRST)
+
     items.sort(key=rank)  # a stable sort: the order within each group is kept

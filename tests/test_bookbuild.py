@@ -84,8 +84,13 @@ def test_first_build_does_everything(tmp_path):
         (tmp_path / name).write_text(text, "utf8")
     tree = pipeline.Tree(root=tmp_path, build=tmp_path / "_build")
     plan = pipeline.plan(tree)
-    assert (plan.up_to_date, plan.clear_cache, plan.forget_doctrees, plan.reread_all,
-            plan.execute) == (False, True, True, True, True)
+    assert (
+        plan.up_to_date,
+        plan.clear_cache,
+        plan.forget_doctrees,
+        plan.reread_all,
+        plan.execute,
+    ) == (False, True, True, True, True)
     steps = Steps(tree)
     assert steps.run() == 0
     assert steps.executed == 1 and steps.built == [(("en", "zh_CN"), True)]
@@ -169,8 +174,12 @@ def test_the_site_was_removed(book):
 
 
 def test_derived_files_are_not_inputs(book):
-    for name in ("chapters/01_intro.ipynb", "src/matgrad/__pycache__/x.pyc",
-                 "locales/zh_CN/LC_MESSAGES/index.mo", "chapters/.ipynb_checkpoints/a.md"):
+    for name in (
+        "chapters/01_intro.ipynb",
+        "src/matgrad/__pycache__/x.pyc",
+        "locales/zh_CN/LC_MESSAGES/index.mo",
+        "chapters/.ipynb_checkpoints/a.md",
+    ):
         (book.tree.root / name).parent.mkdir(parents=True, exist_ok=True)
         (book.tree.root / name).write_text("derived")
     assert pipeline.plan(book.tree).up_to_date
@@ -182,6 +191,11 @@ def test_digest_is_the_shell_pipelines(book):
     inputs = ("index.md", "chapters", "src/matgrad", "locales")
     shell = subprocess.run(
         f"find {' '.join(inputs)} -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum"
-        " | sha256sum | cut -d' ' -f1", shell=True, cwd=book.tree.root, check=True,
-        capture_output=True, text=True).stdout.strip()
+        " | sha256sum | cut -d' ' -f1",
+        shell=True,
+        cwd=book.tree.root,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     assert pipeline.digest(book.tree.root, inputs) == shell

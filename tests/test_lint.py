@@ -20,16 +20,23 @@ from conftest import ROOT, toc_pages
 
 FOLDERS = ["src", "tests", "bookbuild", "_ext", "benchmarks"]
 CONFIG = ROOT / "pyproject.toml"
-COMMANDS = {"check": ["check", "--no-fix", "--output-format", "concise"],
-            "format": ["format", "--check", "--diff"]}
+COMMANDS = {
+    "check": ["check", "--no-fix", "--output-format", "concise"],
+    "format": ["format", "--check", "--diff"],
+}
 
 
 def ruff(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     exe = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
     if exe is None:
         pytest.fail("ruff is not installed (it is pinned in requirements-dev.txt)")
-    return subprocess.run([exe, *args, "--config", str(CONFIG), "--no-cache"], cwd=cwd,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [exe, *args, "--config", str(CONFIG), "--no-cache"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -58,4 +65,5 @@ def test_pages_code_cells(command, page_notebooks):
     result = ruff([*COMMANDS[command], "."], page_notebooks)
     assert result.returncode == 0, (
         f"ruff {command} on the pages' code cells (as notebooks; 'cell N' counts every "
-        f"cell of the page, Markdown ones too):\n{result.stdout}{result.stderr}")
+        f"cell of the page, Markdown ones too):\n{result.stdout}{result.stderr}"
+    )
