@@ -3,6 +3,9 @@
     book           execute what changed and build both editions (pipeline.py)
     translations   extract the messages again and merge them into locales/zh_CN
     mathjax        copy MathJax from node_modules to where the site serves it
+    format         ruff format and ruff check --fix on the Python, and ruff
+                   check --fix on the pages' code cells (tests/test_lint.py
+                   lists what ruff cannot fix)
 
 (The virtual environment and `make lock` are bookbuild/venv.py, which runs
 on the interpreter that makes the venv, before anything is installed.)
@@ -99,7 +102,28 @@ def mathjax() -> int:
     return 0
 
 
-COMMANDS = {"book": book, "translations": translations, "mathjax": mathjax}
+def format_code() -> int:
+    """ruff's formatting and fixes for the book's Python, and its fixes for the
+    pages' code cells (through notebooks, written back into the pages:
+    bookbuild/page_code.py)."""
+    import tempfile
+
+    from bookbuild import page_code
+
+    for args in (["check", "--fix", "--quiet"], ["format", "--quiet"]):
+        page_code.ruff([*args, *page_code.CODE_FOLDERS], ROOT)
+    with tempfile.TemporaryDirectory() as folder:
+        for page in page_code.fix_pages(Path(folder)):
+            print(f"fixed code cells of {page}")
+    return 0
+
+
+COMMANDS = {
+    "book": book,
+    "translations": translations,
+    "mathjax": mathjax,
+    "format": format_code,
+}
 
 
 def main(argv: list[str]) -> int:
