@@ -30,12 +30,13 @@ import argparse
 import asyncio
 import functools
 import http.server
-import shutil
 import sys
 import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
+
+from bookbuild import chromium as chromium_flags
 
 ROOT = Path(__file__).resolve().parents[1]
 PDF_DIR = ROOT / "_build" / "pdf"
@@ -56,14 +57,6 @@ EDITIONS = {
         "contents": "目录",
     },
 }
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 def build_site():
@@ -185,7 +178,9 @@ async def print_all(exe: str) -> dict[str, list[str]]:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=exe, args=CHROMIUM_FLAGS, headless=True)
+        browser = await p.chromium.launch(
+            executable_path=exe, args=chromium_flags.FLAGS, headless=True
+        )
         results = await asyncio.gather(*(print_edition(browser, e) for e in EDITIONS))
         await browser.close()
     return dict(zip(EDITIONS, results, strict=True))
@@ -201,13 +196,12 @@ def cover_words(edition: str) -> tuple[str, str]:
 
 
 def chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    raise SystemExit(
-        "make pdf: Chromium is needed to print the book (Debian: apt-get install chromium)"
-    )
+    found = chromium_flags.path()
+    if found is None:
+        raise SystemExit(
+            "make pdf: Chromium is needed to print the book (Debian: apt-get install chromium)"
+        )
+    return found
 
 
 def main() -> int:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import functools
 import http.server
 import os
-import shutil
 import threading
 from pathlib import Path
 
 import pytest
+
+from bookbuild import chromium
 
 # One reader of _toc.yml for the build and the tests (bookbuild/pages.py).
 from bookbuild.pages import TRANSLATIONS, site_pages, source_page, toc_pages  # noqa: F401
@@ -55,25 +56,7 @@ def built_site() -> Path:
 
 
 def chromium_path() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
-
-
-# Headless Chromium as root in a container: no sandbox, no GPU, nothing that
-# phones home (the site tests check that no request leaves the machine).
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
+    return chromium.path()
 
 
 @pytest.fixture(scope="session")
@@ -90,7 +73,7 @@ def browser():
     except ImportError:  # pragma: no cover - it is in requirements-dev.txt
         require_or_skip("the playwright package is not installed")
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=exe, args=CHROMIUM_FLAGS, headless=True)
+        browser = p.chromium.launch(executable_path=exe, args=chromium.FLAGS, headless=True)
         yield browser
         browser.close()
 
