@@ -61,7 +61,8 @@ def test_onednn_child_reports_its_instruction_set():
 
     run = onednn_seed_gradient("SSE41")
     assert run.isa != "unknown" and "SSE4.1" in run.isa, run.isa
-    np.testing.assert_allclose(run.gradient, np.tile(examples.EXPECTED_SEED_GRAD_ROW, (5, 1)),
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        run.gradient, np.tile(examples.EXPECTED_SEED_GRAD_ROW, (5, 1)), rtol=1e-6
+    )
     with pytest.raises(ValueError, match="max_cpu_isa must be an ONEDNN_MAX_CPU_ISA value"):
         onednn_seed_gradient("avx2")

@@ -28,13 +28,24 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (ROOT, assert_same_output_kinds_as_the_build, build_helper, built_notebook,
-                      execute_page)
+from conftest import (
+    ROOT,
+    assert_same_output_kinds_as_the_build,
+    build_helper,
+    built_notebook,
+    execute_page,
+)
 
 # Pages with numbers computed by TensorFlow's, NumPy's or JAX's kernels.
-KERNEL_PAGES = ["index.md", "chapters/01_symbolic.md", "chapters/04_vjp.md",
-                "chapters/06_matmul_grad.md", "chapters/07_complex_batch.md",
-                "further/frameworks.md", "appendix/onednn.md"]
+KERNEL_PAGES = [
+    "index.md",
+    "chapters/01_symbolic.md",
+    "chapters/04_vjp.md",
+    "chapters/06_matmul_grad.md",
+    "chapters/07_complex_batch.md",
+    "further/frameworks.md",
+    "appendix/onednn.md",
+]
 VARIANTS = {
     "oneDNN capped to AVX2": {"ONEDNN_MAX_CPU_ISA": "AVX2"},
     "NumPy's OpenBLAS on its Prescott kernel": {"OPENBLAS_CORETYPE": "Prescott"},
@@ -56,8 +67,14 @@ print(json.dumps({
 
 
 def _probe(env: dict) -> dict:
-    out = subprocess.run([sys.executable, "-c", _PROBE], env={**os.environ, **env},
-                         capture_output=True, text=True, timeout=300, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -76,8 +93,7 @@ def _glued(nb) -> dict:
 def variant_runs(tmp_path_factory):
     """Every kernel page, executed once with all the variants set, in kernels
     forked from a zygote that imported NumPy and TensorFlow under them."""
-    sys.path.insert(0, str(ROOT / "_ext"))
-    from kernel_zygote import Zygote
+    from bookbuild.kernel_zygote import Zygote
 
     env = {k: v for variant in VARIANTS.values() for k, v in variant.items()}
     saved = {k: os.environ.get(k) for k in env}
@@ -115,7 +131,7 @@ def test_variants_change_results_on_some_machine():
 @pytest.mark.tf
 @pytest.mark.parametrize("page", KERNEL_PAGES)
 def test_kernel_pages_pass_with_other_kernels(page, variant_runs):
-    nb = variant_runs[page]   # execute_page already failed on any error or stderr
+    nb = variant_runs[page]  # execute_page already failed on any error or stderr
     assert_same_output_kinds_as_the_build(Path(page), nb)
     built = built_notebook(Path(page))
     if built is not None:
@@ -123,7 +139,8 @@ def test_kernel_pages_pass_with_other_kernels(page, variant_runs):
         assert ours.keys() == theirs.keys(), f"{page}: other glued keys"
         report = json.loads(REPORT.read_text()) if REPORT.exists() else {}
         report.setdefault("glued values changed by the variants", {})[page] = {
-            k: [theirs[k], ours[k]] for k in sorted(ours) if ours[k] != theirs[k]}
+            k: [theirs[k], ours[k]] for k in sorted(ours) if ours[k] != theirs[k]
+        }
         REPORT.write_text(json.dumps(report, indent=1, ensure_ascii=False))
 
 
@@ -142,14 +159,23 @@ def test_chinese_edition_from_other_kernels_is_fully_translated(variant_runs, tm
     for page, nb in variant_runs.items():
         path = ROOT / page
         executed = helper.read(path)
-        for cell, out in zip([c for c in executed.cells if c.cell_type == "code"],
-                             [c for c in nb.cells if c.cell_type == "code"]):
+        for cell, out in zip(
+            [c for c in executed.cells if c.cell_type == "code"],
+            [c for c in nb.cells if c.cell_type == "code"],
+            strict=True,
+        ):
             cell.outputs = out.outputs
-        cache.cache_notebook_bundle(CacheBundleIn(executed, str(path)), check_validity=False,
-                                    overwrite=True)
-    result = subprocess.run([sys.executable, str(ROOT / "_ext" / "build_site.py"), "--edition",
-                             "zh_CN", "--all"], env={**os.environ, "MATGRAD_BUILD_DIR": str(build)},
-                            capture_output=True, text=True, timeout=600, cwd=ROOT)
+        cache.cache_notebook_bundle(
+            CacheBundleIn(executed, str(path)), check_validity=False, overwrite=True
+        )
+    result = subprocess.run(
+        [sys.executable, "-m", "bookbuild.build_site", "--edition", "zh_CN", "--all"],
+        env={**os.environ, "MATGRAD_BUILD_DIR": str(build)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
     untranslated = json.loads((build / "zh_CN" / "untranslated.json").read_text())
     assert untranslated == {}, untranslated
@@ -162,8 +188,12 @@ def test_no_build_machine_path_on_any_page(built_site):
         needles.add(home.rstrip("/") + "/")
     hits = []
     for path in sorted(built_site.rglob("*")):
-        if path.suffix not in (".html", ".ipynb", ".md", ".txt", ".js", ".json") or \
-                "mathjax" in path.parts or "_static" in path.parts or not path.is_file():
+        if (
+            path.suffix not in (".html", ".ipynb", ".md", ".txt", ".js", ".json")
+            or "mathjax" in path.parts
+            or "_static" in path.parts
+            or not path.is_file()
+        ):
             continue
         text = path.read_text("utf8", errors="replace")
         hits += [f"{path.relative_to(built_site)}: {n}" for n in needles if n in text]

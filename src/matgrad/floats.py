@@ -25,7 +25,9 @@ def ulps(actual, desired) -> int:
     a = as_array(actual, "actual", allow_complex=False)
     d = as_array(desired, "desired", allow_complex=False)
     if a.shape != d.shape:
-        raise ValueError(f"actual and desired must have the same shape, got {a.shape} and {d.shape}")
+        raise ValueError(
+            f"actual and desired must have the same shape, got {a.shape} and {d.shape}"
+        )
     if a.size == 0:
         return 0
     unit = np.abs(np.spacing(d))
@@ -42,8 +44,9 @@ def three_term_sums(x0, x1, x2, names=("b0", "b1", "b2")) -> dict[str, np.floati
     """
     terms = [np.asarray(x)[()] for x in (x0, x1, x2)]
     if any(not np.issubdtype(t.dtype, np.floating) for t in terms):
-        raise TypeError(f"x0, x1, x2 must be floating-point scalars, got "
-                        f"{[str(t.dtype) for t in terms]}")
+        raise TypeError(
+            f"x0, x1, x2 must be floating-point scalars, got {[str(t.dtype) for t in terms]}"
+        )
     if len({t.dtype for t in terms}) != 1:
         raise TypeError(f"x0, x1, x2 must share one dtype, got {[str(t.dtype) for t in terms]}")
     a, b, c = terms
