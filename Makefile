@@ -53,14 +53,12 @@ test: book
 	$(BIN)/python -m pytest -n 2
 
 serve: book
-	@echo "Serving $(HTML) at http://127.0.0.1:8000/ (English) and http://127.0.0.1:8000/zh_CN/ (中文); Ctrl-C stops"
-	$(BIN)/python -m http.server 8000 --bind 127.0.0.1 --directory $(HTML)
+	@$(BIN)/python -m bookbuild serve
 
 # JupyterLab from the pinned venv; binder/postBuild (the same script Binder runs)
 # makes the .md chapters open as notebooks through jupytext.
 lab: $(STAMP)
-	PATH="$(CURDIR)/$(BIN):$$PATH" bash binder/postBuild
-	$(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 $$([ "$$(id -u)" = 0 ] && echo --allow-root)
+	@$(BIN)/python -m bookbuild lab
 
 # After the English changes: extract the messages again (_build/gettext) and
 # merge them into locales/zh_CN (new messages empty, changed ones fuzzy), then
@@ -68,15 +66,14 @@ lab: $(STAMP)
 translations: $(STAMP)
 	$(BIN)/python -m bookbuild translations
 
+# The long timings (README.md, "Other targets"); the pages count, not time.
 bench: book
-	$(BIN)/python benchmarks/build_time.py
-	$(BIN)/python benchmarks/jacobians.py
+	@$(BIN)/python -m bookbuild bench
 
 # Refresh constraints.txt: one universal resolve for every supported Python.
 lock: $(STAMP)
 	$(BIN)/python bookbuild/venv.py --lock --venv $(VENV)
 
+# Everything the build and the tests made (not the venv, nor node_modules).
 clean:
-	rm -rf _build .pytest_cache .hypothesis
-	find locales -name '*.mo' -delete 2>/dev/null || true
-	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +
+	rm -rf _build .pytest_cache .hypothesis $$(find locales -name '*.mo') $$(find . -name __pycache__ -not -path './.venv*')

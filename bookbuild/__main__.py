@@ -3,6 +3,9 @@
     book           execute what changed and build both editions (pipeline.py)
     translations   extract the messages again and merge them into locales/zh_CN
     mathjax        copy MathJax from node_modules to where the site serves it
+    serve          serve the built site (both editions) at http://127.0.0.1:8000/
+    lab            JupyterLab from the venv, the pages opening as notebooks
+    bench          the long timings of benchmarks/ (build time, Jacobians)
     format         ruff format and ruff check --fix on the Python, and ruff
                    check --fix on the pages' code cells (tests/test_lint.py
                    lists what ruff cannot fix)
@@ -118,7 +121,52 @@ def format_code() -> int:
     return 0
 
 
+def serve() -> int:
+    """`make serve`: the built site, English at the top and Chinese at zh_CN/."""
+    import functools
+    import http.server
+
+    html = BUILD / "html"
+    print(
+        f"Serving {html.relative_to(ROOT)} at http://127.0.0.1:8000/ (English) and "
+        "http://127.0.0.1:8000/zh_CN/ (中文); Ctrl-C stops",
+        flush=True,
+    )
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(html))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 8000), handler) as server:
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+
+def lab() -> int:
+    """`make lab`: binder/postBuild (the script Binder runs: .md pages open as
+    notebooks through jupytext), then JupyterLab from this venv."""
+    import os
+
+    bin_dir = Path(sys.executable).parent
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    subprocess.run(["bash", ROOT / "binder" / "postBuild"], cwd=ROOT, env=env, check=True)
+    root = ["--allow-root"] if os.geteuid() == 0 else []
+    cmd = [bin_dir / "jupyter", "lab", "--ServerApp.ip=127.0.0.1", *root]
+    return subprocess.run(cmd, cwd=ROOT, env=env).returncode
+
+
+def bench() -> int:
+    """`make bench`: the benchmarks (long runs that the pages do not make)."""
+    for script in ("build_time.py", "jacobians.py"):
+        status = subprocess.run([sys.executable, ROOT / "benchmarks" / script]).returncode
+        if status:
+            return status
+    return 0
+
+
 COMMANDS = {
+    "serve": serve,
+    "lab": lab,
+    "bench": bench,
     "book": book,
     "translations": translations,
     "mathjax": mathjax,

@@ -16,6 +16,7 @@ is opened; MATGRAD_LAB_ALL=1 opens every page of the book.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -99,6 +100,12 @@ def lab(tmp_path_factory):
         "JUPYTERLAB_WORKSPACES_DIR",
     ):
         env[var] = str(tmp / var.lower())
+    # All cells in the page, not only those in view: JupyterLab 4 renders a
+    # long notebook in windows (cells far from the view are not drawn), and
+    # the test reads every cell. A reader's JupyterLab keeps its default.
+    tracker = tmp / "jupyterlab_settings_dir" / "@jupyterlab" / "notebook-extension"
+    tracker.mkdir(parents=True)
+    (tracker / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
     port, token = _free_port(), secrets.token_hex(16)
     cmd = [
         str(env_dir / "bin" / "jupyter"),
@@ -136,6 +143,17 @@ def lab(tmp_path_factory):
             proc.wait()
 
 
+def _shut_down_kernels(base: str, token: str) -> None:
+    """Stop the page's kernel (each page's kernel would hold its memory until
+    the server stops; MATGRAD_LAB_ALL=1 opens every page)."""
+    sessions = json.load(urllib.request.urlopen(f"{base}/api/sessions?token={token}"))
+    for session in sessions:
+        request = urllib.request.Request(
+            f"{base}/api/sessions/{session['id']}?token={token}", method="DELETE"
+        )
+        urllib.request.urlopen(request, timeout=30)
+
+
 @pytest.mark.site
 @pytest.mark.parametrize("page", PAGES, ids=str)
 def test_page_runs_as_a_notebook_in_jupyterlab(page, lab, browser):
@@ -148,7 +166,9 @@ def test_page_runs_as_a_notebook_in_jupyterlab(page, lab, browser):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     tab = context.new_page()
     start = time.perf_counter()
-    tab.goto(f"{base}/{lab_urlpath(page)}?token={token}")
+    # ?reset: a fresh workspace, not the one the last page left (JupyterLab
+    # would open that page again, beside this one).
+    tab.goto(f"{base}/{lab_urlpath(page)}?reset&token={token}")
     # Opened by the Jupytext Notebook viewer: a notebook panel, no file editor.
     tab.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=120_000)
     assert tab.locator(".jp-NotebookPanel:not(.lm-mod-hidden)").count() == 1
@@ -190,6 +210,7 @@ def test_page_runs_as_a_notebook_in_jupyterlab(page, lab, browser):
     # No "official Jupyter news" prompt (binder/postBuild's overrides.json).
     assert "Jupyter news" not in tab.evaluate("() => document.body.innerText")
     context.close()
+    _shut_down_kernels(base, token)
     print(f"{page}: opened and ran {len(code)} code cells in JupyterLab in {seconds:.1f} s")
 
 

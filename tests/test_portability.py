@@ -11,8 +11,9 @@ kernels add numbers in other orders. Two things are checked here:
   edition built from those runs must have no untranslated message. The
   glued values that changed are reported (``_build/portability.json``, and
   at the end of the pytest run), so one sees which variants changed what.
-  A variant that changes nothing on this machine is kept only if it changes
-  a result somewhere: each one below does (see the probe).
+  A probe checks that each variant takes effect (oneDNN reports an
+  instruction set below AVX-512, OpenBLAS a core older than AVX) and that
+  the results it moves stay within the pages' tolerances.
 - **No build path.** No file of the built site names the checkout, a
   ``site-packages`` folder or the home folder of the machine that built it.
 """
@@ -26,6 +27,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conftest import (
@@ -53,17 +55,36 @@ VARIANTS = {
 REPORT = ROOT / "_build" / "portability.json"
 
 # Numbers that depend on the kernels each variant changes, computed in a fresh
-# process (both variables are read when the library loads).
+# process (both variables are read when the library loads), and which kernel
+# each library says it chose: oneDNN's instruction set (its verbose log) and
+# OpenBLAS's core (when NumPy's OpenBLAS exports openblas_get_corename).
 _PROBE = """
-import hashlib, json, numpy as np
+import ctypes, glob, json, os
+import numpy as np
 from matgrad.tf_env import onednn_seed_gradient
+
+def openblas_core():
+    for lib in glob.glob(os.path.join(os.path.dirname(np.__file__) + ".libs", "*openblas*")):
+        for name in ("scipy_openblas_get_corename64_", "openblas_get_corename64_",
+                     "openblas_get_corename"):
+            f = getattr(ctypes.CDLL(lib), name, None)
+            if f is not None:
+                f.restype = ctypes.c_char_p
+                return f().decode()
+    return None
+
 rng = np.random.default_rng(0)
 a, b = rng.standard_normal((64, 64)), rng.standard_normal((64, 64))
+run = onednn_seed_gradient()
 print(json.dumps({
-    "oneDNN seed gradient, row 0": [str(v) for v in onednn_seed_gradient().gradient[0]],
-    "NumPy float64 64x64 product (sha1)": hashlib.sha1((a @ b).tobytes()).hexdigest()[:12],
+    "oneDNN seed gradient, row 0": [float(v) for v in run.gradient[0]],
+    "oneDNN isa": run.isa,
+    "NumPy float64 64x64 product": (a @ b).tolist(),
+    "OpenBLAS core": openblas_core(),
 }))
 """
+# OpenBLAS cores with AVX or newer: OPENBLAS_CORETYPE=Prescott must leave them.
+AVX_CORES = {"Sandybridge", "Haswell", "SkylakeX", "Cooperlake", "SapphireRapids", "Zen"}
 
 
 def _probe(env: dict) -> dict:
@@ -111,21 +132,43 @@ def variant_runs(tmp_path_factory):
 
 
 @pytest.mark.tf
-def test_variants_change_results_on_some_machine():
-    """Which variant changes which kernel result here (written to the report)."""
+def test_variants_take_effect_and_move_only_last_bits():
+    """Each variant makes its library choose another kernel (when this CPU has
+    a newer one), and the results stay within the tolerances the pages state;
+    what changed here goes to the report."""
     base = _probe({})
-    changed = {}
-    for name, env in VARIANTS.items():
-        result = _probe(env)
-        changed[name] = sorted(k for k in base if result[k] != base[k])
+    runs = {name: _probe(env) for name, env in VARIANTS.items()}
     report = json.loads(REPORT.read_text()) if REPORT.exists() else {}
-    report["probe"] = {"baseline": base, "changed by each variant": changed}
+    report["probe"] = {
+        "kernels": {
+            name: {k: r[k] for k in ("oneDNN isa", "OpenBLAS core")}
+            for name, r in {"none": base, **runs}.items()
+        },
+        "changed by each variant": {
+            name: sorted(k for k in base if r[k] != base[k]) for name, r in runs.items()
+        },
+    }
     REPORT.parent.mkdir(exist_ok=True)
     REPORT.write_text(json.dumps(report, indent=1, ensure_ascii=False))
-    # Each variable is one the libraries read: a cap above the CPU or a kernel
-    # equal to the default changes nothing, which is fine; a typo would too,
-    # so check that the libraries accept them (the probe ran without error).
-    assert set(changed) == set(VARIANTS)
+    for name, r in runs.items():
+        np.testing.assert_allclose(
+            r["oneDNN seed gradient, row 0"],
+            base["oneDNN seed gradient, row 0"],
+            rtol=1e-6,
+            err_msg=name,
+        )
+        np.testing.assert_allclose(
+            r["NumPy float64 64x64 product"],
+            base["NumPy float64 64x64 product"],
+            rtol=1e-12,
+            atol=1e-12,
+            err_msg=name,
+        )
+    capped = runs["oneDNN capped to AVX2"]["oneDNN isa"]
+    assert "AVX-512" not in capped and "AMX" not in capped, capped
+    core = runs["NumPy's OpenBLAS on its Prescott kernel"]["OpenBLAS core"]
+    if core is not None:
+        assert core not in AVX_CORES, core
 
 
 @pytest.mark.tf
