@@ -15,6 +15,9 @@ theme's interface.
   messages of Sphinx's "sphinx" catalog: the book translates them in
   locales/zh_CN/LC_MESSAGES/sphinx.po, which Sphinx finds through
   ``locale_dirs`` and puts before its own and the themes' translations.
+  The launch buttons' tooltips are built as "Launch on" + " Binder", in
+  English word order; the Chinese edition writes them whole
+  (``LAUNCH_ON``: 在 Binder 上启动).
   ``make translations`` keeps that catalog up to date like a page's: the
   messages are the ``_()`` calls of _ext/templates (the book's copies of the
   theme's components whose words were not translatable, and
@@ -176,9 +179,28 @@ def _search_bar_text(app, config):
     )
 
 
+# The launch buttons' tooltips: sphinx-book-theme writes them as
+# translation("Launch on") + " Binder", an English word order; Chinese puts
+# the place first (在 Binder 上启动).
+LAUNCH_ON = {"zh_CN": "在 {} 上启动"}
+
+
+def _launch_tooltips(app, pagename, templatename, context, doctree):
+    pattern = LAUNCH_ON.get(app.config.language)
+    if pattern is None:
+        return
+    for group in context.get("header_buttons", []):
+        if group.get("label") == "launch-buttons":
+            for button in group.get("buttons", []):
+                if button.get("text"):
+                    button["tooltip"] = pattern.format(button["text"])
+
+
 def setup(app):
     app.connect("config-inited", _swap_figures)
     app.connect("config-inited", _search_bar_text)
     app.connect("config-inited", _chinese_references)
     app.connect("builder-inited", _book_first_in_theme_catalogs)
+    # after sphinx-book-theme's add_launch_buttons (501)
+    app.connect("html-page-context", _launch_tooltips, priority=502)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
