@@ -199,3 +199,17 @@ def test_digest_is_the_shell_pipelines(book):
         text=True,
     ).stdout.strip()
     assert pipeline.digest(book.tree.root, inputs) == shell
+
+
+def test_slow_pages_start_first_and_exist():
+    from bookbuild import execute_pages
+    from bookbuild.pages import ROOT, toc_pages
+
+    names = [p.as_posix() for p in toc_pages()]
+    assert set(execute_pages.SLOW_FIRST) <= set(names), "SLOW_FIRST names a page not in _toc.yml"
+    order = execute_pages.in_execution_order([ROOT / n for n in names])
+    assert [p.relative_to(ROOT).as_posix() for p in order[: len(execute_pages.SLOW_FIRST)]] == list(
+        execute_pages.SLOW_FIRST
+    )
+    rest = [p.relative_to(ROOT).as_posix() for p in order[len(execute_pages.SLOW_FIRST) :]]
+    assert rest == [n for n in names if n not in execute_pages.SLOW_FIRST]
