@@ -15,6 +15,9 @@ theme's interface.
   messages of Sphinx's "sphinx" catalog: the book translates them in
   locales/zh_CN/LC_MESSAGES/sphinx.po, which Sphinx finds through
   ``locale_dirs`` and puts before its own and the themes' translations.
+  The launch buttons' tooltips are built as "Launch on" + " Binder", in
+  English word order; the Chinese edition writes them whole
+  (``LAUNCH_ON``: 在 Binder 上启动).
   ``make translations`` keeps that catalog up to date like a page's: the
   messages are the ``_()`` calls of _ext/templates (the book's copies of the
   theme's components whose words were not translatable, and
@@ -39,18 +42,16 @@ from pathlib import Path
 
 from sphinx.util import logging
 
+from editions import is_english
+
 logger = logging.getLogger(__name__)
 TWIN_KEY = "matgrad"  # matgrad.plotting.show puts the Chinese figure here
-
-
-def _is_english(config) -> bool:
-    return (config.language or "en") == "en"
 
 
 def _swap_figures(app, config):
     """In the Chinese build, render each output's Chinese twin (a figure of
     matgrad.plotting.show, a table of matgrad.tables.markdown_table)."""
-    if _is_english(config):
+    if is_english(config):
         return
     from myst_nb.core.render import NbElementRenderer
 
@@ -70,7 +71,9 @@ def _swap_figures(app, config):
                 self.logger.warning(
                     f"this output has no {language} version, so the Chinese page would "
                     f"show the English one: {twins.get('error', 'none was made')}",
-                    subtype="image", line=data.line)
+                    subtype="image",
+                    line=data.line,
+                )
             elif data.mime_type in twin:
                 data = dataclasses.replace(data, content=twin[data.mime_type])
         return original(self, data)
@@ -109,7 +112,7 @@ def _book_messages(app) -> dict[str, str]:
 
 
 def _book_first_in_theme_catalogs(app):
-    if _is_english(app.config):
+    if is_english(app.config):
         return
     from sphinx import locale
 
@@ -144,8 +147,10 @@ def _chinese_style():
                 if name in fields:
                     chinese = fields.get(name + "_zh")
                     if not chinese:
-                        raise ValueError(f"appendix/references.bib: {entry.key} has a {name} "
-                                         f"but no {name}_zh, its Chinese for the Chinese edition")
+                        raise ValueError(
+                            f"appendix/references.bib: {entry.key} has a {name} "
+                            f"but no {name}_zh, its Chinese for the Chinese edition"
+                        )
                     fields[name] = chinese
             chinese_entry = Entry(entry.type, fields=fields, persons=entry.persons)
             chinese_entry.key = entry.key
@@ -155,7 +160,7 @@ def _chinese_style():
 
 
 def _chinese_references(app, config):
-    if _is_english(config):
+    if is_english(config):
         return
     from pybtex.plugin import register_plugin
 
@@ -166,11 +171,29 @@ def _chinese_references(app, config):
 def _search_bar_text(app, config):
     """The search field's placeholder is a theme option (Jupyter Book sets
     "Search this book..."), shown as is: give it its translation."""
-    if _is_english(config):
+    if is_english(config):
         return
     options = config.html_theme_options
     options["search_bar_text"] = app.translator.gettext(
-        options.get("search_bar_text", "Search this book..."))
+        options.get("search_bar_text", "Search this book...")
+    )
+
+
+# The launch buttons' tooltips: sphinx-book-theme writes them as
+# translation("Launch on") + " Binder", an English word order; Chinese puts
+# the place first (在 Binder 上启动).
+LAUNCH_ON = {"zh_CN": "在 {} 上启动"}
+
+
+def _launch_tooltips(app, pagename, templatename, context, doctree):
+    pattern = LAUNCH_ON.get(app.config.language)
+    if pattern is None:
+        return
+    for group in context.get("header_buttons", []):
+        if group.get("label") == "launch-buttons":
+            for button in group.get("buttons", []):
+                if button.get("text"):
+                    button["tooltip"] = pattern.format(button["text"])
 
 
 def setup(app):
@@ -178,4 +201,6 @@ def setup(app):
     app.connect("config-inited", _search_bar_text)
     app.connect("config-inited", _chinese_references)
     app.connect("builder-inited", _book_first_in_theme_catalogs)
+    # after sphinx-book-theme's add_launch_buttons (501)
+    app.connect("html-page-context", _launch_tooltips, priority=502)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

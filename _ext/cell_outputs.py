@@ -52,10 +52,12 @@ def _self_and_ancestors(node, stop):
 def render_error_minimal(self, output, cell_metadata, cell_index, source_line):
     """myst-nb's ``render_error``, showing ``ename: evalue`` instead of the frames."""
     text = f"{output.get('ename', 'Error')}: {output.get('evalue', '')}".rstrip()
-    lexer = self.renderer.get_cell_level_config("render_error_lexer", cell_metadata,
-                                                line=source_line)
-    node = self.renderer.create_highlighted_code_block(text, lexer, source=self.source,
-                                                       line=source_line)
+    lexer = self.renderer.get_cell_level_config(
+        "render_error_lexer", cell_metadata, line=source_line
+    )
+    node = self.renderer.create_highlighted_code_block(
+        text, lexer, source=self.source, line=source_line
+    )
     node["classes"] += ["output", "traceback"]
     return [node]
 

@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
 def timed_build() -> float:
     """Time `make book`, the command a reader runs (parallel execution included)."""
     start = time.perf_counter()

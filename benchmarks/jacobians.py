@@ -19,7 +19,7 @@ import tensorflow as tf  # noqa: E402
 from matgrad.timing import format_bytes, median_time  # noqa: E402
 
 SIZES = (16, 32, 64, 96, 128)
-SKIP_LOOP_ABOVE = 64      # the while_loop version makes n^2 sequential passes
+SKIP_LOOP_ABOVE = 64  # the while_loop version makes n^2 sequential passes
 
 
 def _tape(method):
@@ -48,8 +48,12 @@ def _forward(T, B):
     return tf.vectorized_map(one_jvp, tangents)
 
 
-METHODS = {"one VJP": _tape("vjp"), "jacobian pfor": _tape("pfor"),
-           "jacobian loop": _tape("loop"), "forward vmap": _forward}
+METHODS = {
+    "one VJP": _tape("vjp"),
+    "jacobian pfor": _tape("pfor"),
+    "jacobian loop": _tape("loop"),
+    "forward vmap": _forward,
+}
 
 
 def main() -> None:
@@ -65,7 +69,7 @@ def main() -> None:
             if name == "jacobian loop" and n > SKIP_LOOP_ABOVE:
                 cells.append(f"{'(skipped)':>15}")
                 continue
-            seconds = median_time(lambda: run(T, B), repeat=3)
+            seconds = median_time(lambda run=run, T=T, B=B: run(T, B), repeat=3)
             cells.append(f"{seconds * 1e3:12.2f} ms")
         print(f"{n:>5} {format_bytes(4 * n**4):>11} " + " ".join(cells), flush=True)
 

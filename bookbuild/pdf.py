@@ -6,7 +6,7 @@ writes `_build/pdf/matgrad-en.pdf` and `_build/pdf/matgrad-zh_CN.pdf`:
 
 1. Sphinx's `singlehtml` builder writes each edition as one page
    (`_build/singlehtml/`, `_build/zh_CN/singlehtml/`), through the editions of
-   `_ext/build_site.py`: the same configuration, doctrees and execution cache
+   `bookbuild/build_site.py`: the same configuration, doctrees and execution cache
    as the site, so no page is read or run again.
 2. Debian's Chromium (the one the browser tests use), driven by Playwright,
    opens each page over a local HTTP server (MathJax loads its fonts, which a
@@ -18,7 +18,7 @@ writes `_build/pdf/matgrad-en.pdf` and `_build/pdf/matgrad-zh_CN.pdf`:
    glyphs it uses.
 3. The site is built again (only written, not read), so that the download
    menu of every page links to both PDFs, which the site then serves at its
-   top (`_ext/book_fixes.py`).
+   top (`_ext/pdf_links.py`).
 
 Nothing here uses the network; a missing Chromium is an error that says what
 to install.
@@ -30,36 +30,40 @@ import argparse
 import asyncio
 import functools
 import http.server
-import importlib.util
-import shutil
 import sys
 import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from bookbuild import chromium as chromium_flags
+
 ROOT = Path(__file__).resolve().parents[1]
 PDF_DIR = ROOT / "_build" / "pdf"
 PRINT_CSS = Path(__file__).with_name("book-print.css")
 
-# Per edition: the singlehtml edition of _ext/build_site.py, and the cover.
+# Per edition: the singlehtml edition of bookbuild/build_site.py, and the cover.
 EDITIONS = {
-    "en": {"sphinx": "singlehtml-en", "lang": "en", "edition": "English edition",
-           "contents": "Contents"},
-    "zh_CN": {"sphinx": "singlehtml-zh_CN", "lang": "zh-CN", "edition": "中文版",
-              "contents": "目录"},
+    "en": {
+        "sphinx": "singlehtml-en",
+        "lang": "en",
+        "edition": "English edition",
+        "contents": "Contents",
+    },
+    "zh_CN": {
+        "sphinx": "singlehtml-zh_CN",
+        "lang": "zh-CN",
+        "edition": "中文版",
+        "contents": "目录",
+    },
 }
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
-@functools.lru_cache(maxsize=None)
 def build_site():
-    """_ext/build_site.py, the site's build (its editions and Sphinx runner)."""
-    spec = importlib.util.spec_from_file_location("build_site", ROOT / "_ext" / "build_site.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """bookbuild/build_site.py, the site's build (its editions and Sphinx runner)."""
+    from bookbuild import build_site
+
+    return build_site
 
 
 def pdf_path(edition: str) -> Path:
@@ -122,35 +126,47 @@ PREPARE_JS = """([title, author, edition]) => {
     .map(h => h.textContent.replace(/#$/, '').trim());
 }"""
 
-FOOTER = ('<div style="font-size:8px; width:100%; text-align:center; color:#555">'
-          '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
+FOOTER = (
+    '<div style="font-size:8px; width:100%; text-align:center; color:#555">'
+    '<span class="pageNumber"></span> / <span class="totalPages"></span></div>'
+)
 
 
 async def print_edition(browser, edition: str) -> list[str]:
     """Print one edition's single page to its PDF; return the chapter titles."""
     spec = EDITIONS[edition]
     with serve(singlehtml_dir(edition)) as base_url:
-        context = await browser.new_context(viewport={"width": 1000, "height": 1400},
-                                            color_scheme="light", locale=spec["lang"])
+        context = await browser.new_context(
+            viewport={"width": 1000, "height": 1400}, color_scheme="light", locale=spec["lang"]
+        )
         page = await context.new_page()
         errors = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         await page.goto(f"{base_url}/index.html", wait_until="networkidle", timeout=180_000)
         await page.wait_for_function(
-            "() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=60_000)
+            "() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=60_000
+        )
         await page.evaluate("() => MathJax.startup.promise")
         left = await page.evaluate(
-            "() => document.querySelectorAll('.math:not(:has(mjx-container))').length")
+            "() => document.querySelectorAll('.math:not(:has(mjx-container))').length"
+        )
         if left:
             raise RuntimeError(f"{edition}: {left} formulas were not typeset by MathJax")
         title, author = cover_words(edition)
         await page.add_style_tag(path=str(PRINT_CSS))
         chapters = await page.evaluate(PREPARE_JS, [title, author, spec["edition"]])
         await page.emulate_media(media="print")
-        await page.pdf(path=str(pdf_path(edition)), format="A4", print_background=True,
-                       margin={"top": "16mm", "bottom": "16mm", "left": "15mm", "right": "15mm"},
-                       display_header_footer=True, header_template="<span></span>",
-                       footer_template=FOOTER, outline=True, tagged=True)
+        await page.pdf(
+            path=str(pdf_path(edition)),
+            format="A4",
+            print_background=True,
+            margin={"top": "16mm", "bottom": "16mm", "left": "15mm", "right": "15mm"},
+            display_header_footer=True,
+            header_template="<span></span>",
+            footer_template=FOOTER,
+            outline=True,
+            tagged=True,
+        )
         await context.close()
     if errors:
         raise RuntimeError(f"{edition}: errors in the page: {errors}")
@@ -162,11 +178,12 @@ async def print_all(exe: str) -> dict[str, list[str]]:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=exe, args=CHROMIUM_FLAGS,
-                                          headless=True)
+        browser = await p.chromium.launch(
+            executable_path=exe, args=chromium_flags.FLAGS, headless=True
+        )
         results = await asyncio.gather(*(print_edition(browser, e) for e in EDITIONS))
         await browser.close()
-    return dict(zip(EDITIONS, results))
+    return dict(zip(EDITIONS, results, strict=True))
 
 
 def cover_words(edition: str) -> tuple[str, str]:
@@ -179,18 +196,21 @@ def cover_words(edition: str) -> tuple[str, str]:
 
 
 def chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    raise SystemExit("make pdf: Chromium is needed to print the book "
-                     "(Debian: apt-get install chromium)")
+    found = chromium_flags.path()
+    if found is None:
+        raise SystemExit(
+            "make pdf: Chromium is needed to print the book (Debian: apt-get install chromium)"
+        )
+    return found
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--print-only", action="store_true",
-                        help="print the single pages built last time (for work on the print CSS)")
+    parser.add_argument(
+        "--print-only",
+        action="store_true",
+        help="print the single pages built last time (for work on the print CSS)",
+    )
     args = parser.parse_args()
     start = time.perf_counter()
     site = build_site()
@@ -206,8 +226,10 @@ def main() -> int:
     for edition in EDITIONS:
         pdf_path(edition).unlink(missing_ok=True)
     for edition, chapters in asyncio.run(print_all(exe)).items():
-        print(f"{pdf_path(edition).relative_to(ROOT)}: {len(chapters)} chapters, "
-              f"{pdf_path(edition).stat().st_size / 1e6:.1f} MB")
+        print(
+            f"{pdf_path(edition).relative_to(ROOT)}: {len(chapters)} chapters, "
+            f"{pdf_path(edition).stat().st_size / 1e6:.1f} MB"
+        )
     printed = time.perf_counter()
     if args.print_only:
         return 0
@@ -217,8 +239,10 @@ def main() -> int:
     if status:
         return status
     site.publish_zh()
-    print(f"make pdf: one page per edition {built - start:.1f} s, printing "
-          f"{printed - built:.1f} s, index pages with the links {time.perf_counter() - printed:.1f} s")
+    print(
+        f"make pdf: one page per edition {built - start:.1f} s, printing "
+        f"{printed - built:.1f} s, index pages with the links {time.perf_counter() - printed:.1f} s"
+    )
     return 0
 
 

@@ -17,6 +17,10 @@ exact set of ``constraints.txt``:
   and uv installs the rest: the same pins, resolved the same way, several
   times faster than pip on a fresh machine (downloads in parallel). uv does
   not read pip's configuration; ``PIP_INDEX_URL``, if set, is passed on.
+  Unlike pip, uv does not compile the installed modules to bytecode unless
+  asked; it is asked (``--compile-bytecode``), or else the first build
+  compiles them in every process it starts, side by side (about 3 s of CPU
+  in each Sphinx build alone).
 - An existing ``.venv`` made by another Python version is made again.
 
 ``--lock`` re-resolves ``constraints.txt`` from ``requirements-dev.txt`` instead
@@ -49,8 +53,9 @@ def supported(version: tuple[int, int, int], implementation: str = "CPython") ->
 def probe(python: str) -> tuple[str, tuple[int, int, int]] | None:
     """``(implementation, version)`` of an interpreter, or None if it does not run."""
     try:
-        out = subprocess.run([python, "-c", _PROBE], capture_output=True, text=True,
-                             timeout=30, check=True).stdout.split()
+        out = subprocess.run(
+            [python, "-c", _PROBE], capture_output=True, text=True, timeout=30, check=True
+        ).stdout.split()
         return out[0], (int(out[1]), int(out[2]), int(out[3]))
     except (OSError, subprocess.SubprocessError, IndexError, ValueError):
         return None
@@ -65,10 +70,21 @@ def find_python(requested: str | None) -> tuple[str, tuple[int, int, int]]:
         found = probe(path) if path else None
         if found and supported(found[1], found[0]):
             return path, found[1]
-        seen.append(f"{name}: " + ("not found" if not path else "does not run" if not found
-                                   else f"{found[0]} {'.'.join(map(str, found[1]))}"))
-    raise SystemExit(f"matgrad needs {NEEDS}; found none that fits:\n  " + "\n  ".join(seen)
-                     + "\nInstall one, or name it: make book PYTHON=/path/to/python3.12")
+        seen.append(
+            f"{name}: "
+            + (
+                "not found"
+                if not path
+                else "does not run"
+                if not found
+                else f"{found[0]} {'.'.join(map(str, found[1]))}"
+            )
+        )
+    raise SystemExit(
+        f"matgrad needs {NEEDS}; found none that fits:\n  "
+        + "\n  ".join(seen)
+        + "\nInstall one, or name it: make book PYTHON=/path/to/python3.12"
+    )
 
 
 def venv_version(venv: Path) -> tuple[int, int] | None:
@@ -92,8 +108,12 @@ def run(*cmd, **kwargs) -> None:
     subprocess.run([str(c) for c in cmd], check=True, cwd=ROOT, **kwargs)
 
 
-def build(python: str, version: tuple[int, int, int], venv: Path,
-          requirements: str = "requirements-dev.txt") -> None:
+def build(
+    python: str,
+    version: tuple[int, int, int],
+    venv: Path,
+    requirements: str = "requirements-dev.txt",
+) -> None:
     """Install the pinned set (``requirements`` held to constraints.txt) into
     ``venv``, made with ``python`` (again, if it was made with another
     version), and matgrad itself, editable. uv installs only what differs."""
@@ -104,12 +124,20 @@ def build(python: str, version: tuple[int, int, int], venv: Path,
             shutil.rmtree(venv)
         run(python, "-m", "venv", venv)
     bin_dir = venv / "bin"
-    run(bin_dir / "python", "-m", "pip", "install", "-qq", "--disable-pip-version-check",
-        f"uv=={pinned('uv', constraints)}")
+    run(
+        bin_dir / "python",
+        "-m",
+        "pip",
+        "install",
+        "-qq",
+        "--disable-pip-version-check",
+        f"uv=={pinned('uv', constraints)}",
+    )
     env = dict(os.environ)
     if env.get("PIP_INDEX_URL") and not env.get("UV_DEFAULT_INDEX"):
         env["UV_DEFAULT_INDEX"] = env["PIP_INDEX_URL"]
-    uv = [bin_dir / "uv", "pip", "install", "--quiet", "--python", bin_dir / "python"]
+    uv = [bin_dir / "uv", "pip", "install", "--quiet", "--compile-bytecode"]
+    uv += ["--python", bin_dir / "python"]
     run(*uv, "-r", requirements, "-c", constraints, env=env)
     run(*uv, "--no-deps", "-e", ".", env=env)
 
@@ -122,13 +150,26 @@ LOCK_HEADER = """\
 
 
 def lock(venv: Path) -> None:
-    """Re-resolve constraints.txt (universal, from 3.11.2), keeping pinned versions where possible."""
+    """Re-resolve constraints.txt (universal, from 3.11.2), keeping pinned versions
+    where possible."""
     constraints = ROOT / "constraints.txt"
     out = ROOT / "_build" / "constraints.resolved.txt"
     out.parent.mkdir(exist_ok=True)
     shutil.copy(constraints, out)  # uv prefers the versions already in its output file
-    run(venv / "bin" / "uv", "pip", "compile", "--quiet", "requirements-dev.txt", "--universal",
-        "--python-version", "3.11.2", "--no-header", "--no-annotate", "-o", out)
+    run(
+        venv / "bin" / "uv",
+        "pip",
+        "compile",
+        "--quiet",
+        "requirements-dev.txt",
+        "--universal",
+        "--python-version",
+        "3.11.2",
+        "--no-header",
+        "--no-annotate",
+        "-o",
+        out,
+    )
     body = [line for line in out.read_text().splitlines() if not line.startswith("#")]
     constraints.write_text(LOCK_HEADER + "\n".join(body) + "\n")
     print(f"matgrad: {constraints.name} resolved again ({len(body)} pins)")
@@ -136,8 +177,11 @@ def lock(venv: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--python", default=os.environ.get("PYTHON") or None,
-                        help="the interpreter to use (default: the first suitable on PATH)")
+    parser.add_argument(
+        "--python",
+        default=os.environ.get("PYTHON") or None,
+        help="the interpreter to use (default: the first suitable on PATH)",
+    )
     parser.add_argument("--venv", default=".venv", help="where to create it (default: .venv)")
     parser.add_argument("--lock", action="store_true", help="re-resolve constraints.txt")
     args = parser.parse_args(argv)

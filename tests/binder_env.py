@@ -21,8 +21,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 VENVS = ROOT / ".venv-binder"
-INPUTS = ("binder/requirements.txt", "binder/postBuild", "binder/runtime.txt",
-          "requirements.txt", "constraints.txt")
+INPUTS = (
+    "binder/requirements.txt",
+    "binder/postBuild",
+    "binder/runtime.txt",
+    "requirements.txt",
+    "constraints.txt",
+)
 
 
 def key() -> str:
@@ -47,9 +52,21 @@ def binder_env(log=print) -> Path:
     # about the book; errors still show. --no-compile: byte-compiling every
     # installed module (TensorFlow has thousands) took a third of the build;
     # Python compiles what the test imports when it imports it.
-    subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-qq", "--no-compile",
-                    "--disable-pip-version-check", "-r", "binder/requirements.txt"],
-                   cwd=ROOT, check=True)
+    subprocess.run(
+        [
+            str(bin_dir / "python"),
+            "-m",
+            "pip",
+            "install",
+            "-qq",
+            "--no-compile",
+            "--disable-pip-version-check",
+            "-r",
+            "binder/requirements.txt",
+        ],
+        cwd=ROOT,
+        check=True,
+    )
     env_vars = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
     env_vars.pop("VIRTUAL_ENV", None)
     env_vars["PIP_QUIET"] = "2"

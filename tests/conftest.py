@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import functools
 import http.server
-import importlib.util
 import os
-import shutil
 import threading
 from pathlib import Path
 
 import pytest
+
+from bookbuild import chromium
+
+# One reader of _toc.yml for the build and the tests (bookbuild/pages.py).
+from bookbuild.pages import TRANSLATIONS, site_pages, source_page, toc_pages  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
@@ -18,39 +21,24 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 
 # TensorFlow log lines, Python warnings and tracebacks that must never reach a
 # page (checked in the executed notebooks and in the rendered site).
-LOG_NOISE = ("I0000 ", "W0000 ", "E0000 ", "oneDNN custom operations", "WARNING:tensorflow",
-             "Warning:", "warnings.warn", "Traceback (most recent call last)")
+LOG_NOISE = (
+    "I0000 ",
+    "W0000 ",
+    "E0000 ",
+    "oneDNN custom operations",
+    "WARNING:tensorflow",
+    "Warning:",
+    "warnings.warn",
+    "Traceback (most recent call last)",
+)
 
 
-@functools.lru_cache(maxsize=None)
 def build_helper():
-    """The build's own helper module, _ext/execute_pages.py (one TOC reader for both)."""
-    spec = importlib.util.spec_from_file_location("execute_pages", ROOT / "_ext" / "execute_pages.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """The build's own helper module, bookbuild/execute_pages.py (the pages it
+    executes, its kernels' configuration, its reader of the pages)."""
+    from bookbuild import execute_pages
 
-
-def toc_pages() -> list[Path]:
-    """Every page named in _toc.yml, as paths relative to the repository root."""
-    return [p.relative_to(ROOT) for p in build_helper().toc_pages()]
-
-
-# The book's editions: the English site at the top of _build/html, each
-# translation in a folder of its own (see _ext/build_site.py).
-TRANSLATIONS = ("zh_CN",)
-
-
-def site_pages() -> list[Path]:
-    """Every page of every edition, as paths in the built site's terms
-    (``chapters/04_vjp.md``, ``zh_CN/chapters/04_vjp.md``)."""
-    pages = toc_pages()
-    return pages + [Path(lang) / p for lang in TRANSLATIONS for p in pages]
-
-
-def source_page(page: Path) -> Path:
-    """The source page behind a page of any edition."""
-    return Path(*page.parts[1:]) if page.parts[0] in TRANSLATIONS else page
+    return execute_pages
 
 
 def require_or_skip(reason: str):
@@ -68,17 +56,7 @@ def built_site() -> Path:
 
 
 def chromium_path() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
-
-
-# Headless Chromium as root in a container: no sandbox, no GPU, nothing that
-# phones home (the site tests check that no request leaves the machine).
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+    return chromium.path()
 
 
 @pytest.fixture(scope="session")
@@ -86,14 +64,16 @@ def browser():
     """Debian's Chromium driven by Playwright (skipped outside CI when absent)."""
     exe = chromium_path()
     if exe is None:
-        require_or_skip("Chromium is not installed (Debian: apt-get install chromium); "
-                        "the browser checks were not run")
+        require_or_skip(
+            "Chromium is not installed (Debian: apt-get install chromium); "
+            "the browser checks were not run"
+        )
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:  # pragma: no cover - it is in requirements-dev.txt
         require_or_skip("the playwright package is not installed")
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=exe, args=CHROMIUM_FLAGS, headless=True)
+        browser = p.chromium.launch(executable_path=exe, args=chromium.FLAGS, headless=True)
         yield browser
         browser.close()
 
@@ -125,6 +105,7 @@ def page_url(server: str, page: Path) -> str:
 
 # ---- executing a page in its notebook form (test_pages, test_load) ----------
 
+
 def _failing_cell(nb):
     for index, cell in enumerate(nb.cells):
         for out in cell.get("outputs", []):
@@ -154,14 +135,16 @@ def execute_page(page: Path, workdir: Path, env: dict | None = None, timeout: in
     try:
         with helper.kernel_config() as config:  # the build's kernels: quiet IPC, no TCP
             client = NotebookClient(
-                nb, timeout=timeout, kernel_name="python3", config=config,
+                nb,
+                timeout=timeout,
+                kernel_name="python3",
+                config=config,
                 resources={"metadata": {"path": str((ROOT / page).parent)}},
             )
             client.execute(env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", **(env or {})})
     except CellExecutionError as exc:  # its text has the cell's source and traceback
         index, _ = _failing_cell(nb)
-        pytest.fail(f"{page}: cell {index} failed\n{helper.no_colours(str(exc))}",
-                    pytrace=False)
+        pytest.fail(f"{page}: cell {index} failed\n{helper.no_colours(str(exc))}", pytrace=False)
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code" or "raises-exception" in cell.metadata.get("tags", []):
             continue
@@ -175,15 +158,14 @@ def execute_page(page: Path, workdir: Path, env: dict | None = None, timeout: in
 
 # ---- the build's kernels, and what they produce ------------------------------
 
+
 @pytest.fixture(scope="session")
 def zygote_env():
     """The environment that makes nbclient start kernels forked from a zygote
-    (_ext/kernel_zygote.py, as the build does); the zygote lives for the session."""
-    spec = importlib.util.spec_from_file_location("kernel_zygote",
-                                                  ROOT / "_ext" / "kernel_zygote.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    with module.Zygote() as zygote:
+    (bookbuild/kernel_zygote.py, as the build does); the zygote lives for the session."""
+    from bookbuild.kernel_zygote import Zygote
+
+    with Zygote() as zygote:
         env = {key: os.environ[key] for key in zygote.saved}
         for key, value in zygote.saved.items():  # only tests that ask for it use it
             if value is None:
@@ -229,7 +211,8 @@ def assert_same_output_kinds_as_the_build(page: Path, nb) -> None:
     built = built_notebook(page)
     if built is not None:
         assert output_kinds(built) == output_kinds(nb), (
-            f"{page}: the build's run and this run made different kinds of output")
+            f"{page}: the build's run and this run made different kinds of output"
+        )
 
 
 # The longest tests first: with two workers, a long test that starts last
@@ -242,4 +225,5 @@ def pytest_collection_modifyitems(config, items):
     def rank(item):
         name = item.path.name
         return _LONG_FIRST.index(name) if name in _LONG_FIRST else len(_LONG_FIRST)
+
     items.sort(key=rank)  # a stable sort: the order within each group is kept

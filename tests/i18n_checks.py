@@ -42,8 +42,11 @@ CODE = re.compile(r"(?<![`}])`([^`]+)`")
 MATH = re.compile(r"\$\$.*?\$\$|\$[^$\n]+\$", re.S)
 CJK = re.compile(r"[\u3400-\u9fff]")
 # What Chinese prose leaves alone: roles, code, math, link targets, URLs, HTML.
-VERBATIM = re.compile(r"\{[a-z:]+\}`[^`]*`|``[^`]+``|`[^`]+`|\$\$.*?\$\$|\$[^$\n]+\$"
-                      r"|\]\([^)\s]*\)|<https?://[^>]+>|https?://[^\s)）]+|<[a-z/][^>]*>", re.S)
+VERBATIM = re.compile(
+    r"\{[a-z:]+\}`[^`]*`|``[^`]+``|`[^`]+`|\$\$.*?\$\$|\$[^$\n]+\$"
+    r"|\]\([^)\s]*\)|<https?://[^>]+>|https?://[^\s)）]+|<[a-z/][^>]*>",
+    re.S,
+)
 HALF_WIDTH = ",;:?!()"
 SHAPE = re.compile(r"\(\s*-?\d+(?:\s*[,×]\s*-?\d+)*\s*,?\s*\)")  # (5, 3), (15×15)
 
@@ -79,8 +82,9 @@ def code_spans(text: str) -> Counter:
 def maths(text: str) -> Counter:
     """The math of a message; words in \\text{...} may be translated."""
     without = CODE.sub("", ROLE.sub("", text))
-    return Counter(re.sub(r"\\text\{[^{}]*\}", r"\\text{}", m.strip())
-                   for m in MATH.findall(without))
+    return Counter(
+        re.sub(r"\\text\{[^{}]*\}", r"\\text{}", m.strip()) for m in MATH.findall(without)
+    )
 
 
 def prose(text: str) -> str:
@@ -96,7 +100,7 @@ def prose(text: str) -> str:
 
 
 def needs_translation(msgid: str) -> bool:
-    if msgid.startswith("\n") or msgid.startswith("{\"") or msgid in ("jupytext", "kernelspec"):
+    if msgid.startswith("\n") or msgid.startswith('{"') or msgid in ("jupytext", "kernelspec"):
         return False
     return bool(re.search(r"[A-Za-z]{2,}", prose(msgid)))
 
@@ -106,7 +110,7 @@ def term_table() -> list[tuple[str, str]]:
     (read by the book's own extension, which also gives them to the search)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("book_fixes", ROOT / "_ext" / "book_fixes.py")
+    spec = importlib.util.spec_from_file_location("zh_search", ROOT / "_ext" / "zh_search.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return sorted(module.term_table(ROOT), key=lambda r: -len(r[0]))
@@ -125,8 +129,9 @@ def term_problems(msgid: str, msgstr: str, table) -> list[str]:
     problems = []
     for term, chinese in senses.items():
         # (not inside a dotted name such as tape.jacobian)
-        pattern = re.compile(r"(?<![\w.])" + re.escape(term).replace(r"\ ", r"[\s-]") + r"(s|es)?\b",
-                             re.I)
+        pattern = re.compile(
+            r"(?<![\w.])" + re.escape(term).replace(r"\ ", r"[\s-]") + r"(s|es)?\b", re.I
+        )
         if pattern.search(english):
             english = pattern.sub(" ", english)
             if not any(c in msgstr for c in chinese):
@@ -140,17 +145,20 @@ def punctuation_problems(msgstr: str) -> list[str]:
         return []
     # Verbatim spans and shapes become a neutral letter, so that what stands
     # next to a mark is the prose around them.
-    masked = SHAPE.sub(lambda m: "x" * len(m.group()), VERBATIM.sub(lambda m: "x" * len(m.group()),
-                                                                     msgstr))
+    masked = SHAPE.sub(
+        lambda m: "x" * len(m.group()), VERBATIM.sub(lambda m: "x" * len(m.group()), msgstr)
+    )
     found = []
     for i, mark in enumerate(masked):
         if mark not in HALF_WIDTH:
             continue
         left = masked[:i].rstrip(" *_")[-1:]
-        right = masked[i + 1:].lstrip(" *_")[:1]
+        right = masked[i + 1 :].lstrip(" *_")[:1]
         if CJK.match(left) or CJK.match(right):
-            found.append(f"half-width '{mark}' in Chinese prose: "
-                         f"{msgstr[max(0, i - 12):i + 13]!r} (use {chr(ord(mark) + 0xFEE0)})")
+            found.append(
+                f"half-width '{mark}' in Chinese prose: "
+                f"{msgstr[max(0, i - 12) : i + 13]!r} (use {chr(ord(mark) + 0xFEE0)})"
+            )
     return found
 
 
@@ -170,8 +178,13 @@ def problems(path: Path) -> list[tuple[str, str]]:
             continue
         short = msgid if len(msgid) < 70 else msgid[:67] + "..."
         if message.fuzzy:
-            found.append((short, "fuzzy (the English changed: check the translation, "
-                                 "then remove the '#, fuzzy' line)"))
+            found.append(
+                (
+                    short,
+                    "fuzzy (the English changed: check the translation, "
+                    "then remove the '#, fuzzy' line)",
+                )
+            )
             continue
         if not msgstr.strip():
             found.append((short, "not translated"))
@@ -180,12 +193,17 @@ def problems(path: Path) -> list[tuple[str, str]]:
             if get(msgid) != get(msgstr):
                 missing = get(msgid) - get(msgstr)
                 extra = get(msgstr) - get(msgid)
-                found.append((short, f"{name} differ: missing {sorted(missing)}, "
-                                     f"added {sorted(extra)}"))
+                found.append(
+                    (short, f"{name} differ: missing {sorted(missing)}, added {sorted(extra)}")
+                )
         if needs_translation(msgid) and not CJK.search(msgstr) and msgid != msgstr:
             found.append((short, "the translation has no Chinese"))
-        if needs_translation(msgid) and msgid == msgstr and CJK.search(msgid) is None \
-                and len(prose(msgid).split()) > 3:
+        if (
+            needs_translation(msgid)
+            and msgid == msgstr
+            and CJK.search(msgid) is None
+            and len(prose(msgid).split()) > 3
+        ):
             found.append((short, "left in English"))
         for problem in punctuation_problems(msgstr):
             found.append((short, problem))

@@ -64,15 +64,17 @@ def test_page_has_no_serious_accessibility_violation(page, server, browser, axe_
     # would repeat the English results; its own text, language and labels
     # are checked by the full light view, and its own line lengths (Chinese
     # words, the "English" link) by the narrow one.
-    views = VIEWS if page == source_page(page) else {
-        "narrow": VIEWS["narrow"], "light": VIEWS["light"]}
+    views = (
+        VIEWS if page == source_page(page) else {"narrow": VIEWS["narrow"], "light": VIEWS["light"]}
+    )
     first = next(iter(views.values()))
     context = browser.new_context(viewport={"width": first[1], "height": 900})
     tab = context.new_page()
     tab.goto(page_url(server, page), wait_until="networkidle")
     if tab.evaluate("() => document.querySelectorAll('.math').length > 0"):
-        tab.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise",
-                              timeout=20_000)
+        tab.wait_for_function(
+            "() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=20_000
+        )
         tab.evaluate("() => MathJax.startup.promise")
     tab.add_script_tag(content=axe_source)
     # Colours are checked in their final state, not halfway through the
@@ -85,9 +87,12 @@ def test_page_has_no_serious_accessibility_violation(page, server, browser, axe_
         violations = tab.evaluate(RUN_AXE, rules)
         _results.setdefault(str(page), {})[view] = {
             v["id"]: {"impact": v["impact"], "count": len(v["nodes"])}
-            for v in violations if v["impact"] not in BLOCKING}
+            for v in violations
+            if v["impact"] not in BLOCKING
+        }
         blocking += [(view, v) for v in violations if v["impact"] in BLOCKING]
     context.close()
     assert not blocking, f"{page}: " + "\n".join(
         f"[{view}] {v['impact']} {v['id']} ({v['help']}):\n    " + "\n    ".join(v["nodes"][:6])
-        for view, v in blocking)
+        for view, v in blocking
+    )

@@ -26,7 +26,9 @@ def _requirements(path) -> dict[str, str]:
             continue
         req = Requirement(line)
         specs = list(req.specifier)
-        assert len(specs) == 1 and specs[0].operator == "==", f"{path.name}: not an exact pin: {raw!r}"
+        assert len(specs) == 1 and specs[0].operator == "==", (
+            f"{path.name}: not an exact pin: {raw!r}"
+        )
         if req.marker is None or req.marker.evaluate():
             pins[canonicalize_name(req.name)] = specs[0].version
     return pins
@@ -47,10 +49,14 @@ def test_binder_resolves_to_the_same_versions_as_ci():
     for name, version in root.items():
         assert binder[name] == version
         if name in lock:
-            assert lock[name] == version, f"{name}: requirements {version}, constraints {lock[name]}"
+            assert lock[name] == version, (
+                f"{name}: requirements {version}, constraints {lock[name]}"
+            )
     dev = _requirements(ROOT / "requirements-dev.txt")
     for name, version in dev.items():
-        assert lock.get(name) == version, f"{name}: requirements-dev {version}, constraints {lock.get(name)}"
+        assert lock.get(name) == version, (
+            f"{name}: requirements-dev {version}, constraints {lock.get(name)}"
+        )
 
 
 def test_postbuild_installs_matgrad_and_jupytext_viewer():

@@ -22,31 +22,42 @@ def test_excluded_pages_have_no_code():
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     for page in config["execute"]["exclude_patterns"]:
         nb = jupytext.read(ROOT / page, fmt="md:myst")
-        assert not [c for c in nb.cells if c.cell_type == "code"], f"{page} has code but is not executed"
+        assert not [c for c in nb.cells if c.cell_type == "code"], (
+            f"{page} has code but is not executed"
+        )
 
 
-def test_makefile_runs_the_helper_before_the_sphinx_builds():
+def test_makefile_runs_the_pipeline():
+    """`make book` is one command, bookbuild's pipeline (which runs the helper
+    before the Sphinx builds: tests/test_bookbuild.py)."""
     makefile = (ROOT / "Makefile").read_text()
-    recipe = makefile[makefile.index("\nbook:"):]
-    assert "_ext/build_site.py" in makefile[:makefile.index("\nbook:")]  # JB_BUILD
-    assert recipe.index("_ext/execute_pages.py") < recipe.index("$(JB_BUILD)")
+    recipe = makefile[makefile.index("\nbook:") :].split("\n\n")[0]
+    assert "-m bookbuild book" in recipe
 
 
-def test_makefile_skip_covers_every_input_of_the_site():
+def test_skip_covers_every_input_of_the_site():
     """The no-change shortcut must see every file that feeds the site."""
-    makefile = (ROOT / "Makefile").read_text()
-    line = makefile[makefile.index("SITE_INPUTS :="):].split("\n\n")[0].split("digest =")[0]
-    for name in ("EXEC_INPUTS", "_static", "_ext", "locales", "requirements.txt",
-                 "constraints.txt", "package-lock.json", "Makefile"):
-        assert name in line, f"SITE_INPUTS misses {name}"
-    exec_line = makefile[makefile.index("EXEC_INPUTS :="):].split("\n")[0]
+    from bookbuild import pipeline
+
+    for name in (
+        "_static",
+        "_ext",
+        "bookbuild",
+        "locales",
+        "requirements.txt",
+        "constraints.txt",
+        "package-lock.json",
+        "Makefile",
+        *pipeline.EXEC_INPUTS,
+    ):
+        assert name in pipeline.SITE_INPUTS, f"SITE_INPUTS misses {name}"
     folders = {p.parts[0] if len(p.parts) > 1 else str(p) for p in toc_pages()}
     for name in sorted(folders) + ["_config.yml", "_toc.yml", "src/matgrad"]:
-        assert name in exec_line.split(), f"EXEC_INPUTS misses {name} (a page of the book lives there)"
+        assert name in pipeline.EXEC_INPUTS, f"EXEC_INPUTS misses {name} (a page lives there)"
 
 
 def test_forked_kernels_are_fresh_and_show_figures(tmp_path, zygote_env, monkeypatch):
-    """A kernel from the build's zygote (_ext/kernel_zygote.py, conftest's
+    """A kernel from the build's zygote (bookbuild/kernel_zygote.py, conftest's
     zygote_env): TensorFlow is already imported, but the kernel runs in the
     page's folder with the manager's environment, shows a matplotlib figure,
     and stops cleanly."""
@@ -55,15 +66,28 @@ def test_forked_kernels_are_fresh_and_show_figures(tmp_path, zygote_env, monkeyp
 
     for key, value in {**zygote_env, "MATGRAD_PROBE": "seen"}.items():
         monkeypatch.setenv(key, value)
-    nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("import os, sys\n"
-                                  "print('tensorflow' in sys.modules, os.getcwd(),"
-                                  " os.environ.get('MATGRAD_PROBE'))"),
-        nbformat.v4.new_code_cell("import matplotlib.pyplot as plt\nplt.plot([0, 1])"),
-    ])
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell(
+                "import os, sys\n"
+                "print('tensorflow' in sys.modules, os.getcwd(),"
+                " os.environ.get('MATGRAD_PROBE'))"
+            ),
+            nbformat.v4.new_code_cell("import matplotlib.pyplot as plt\nplt.plot([0, 1])"),
+        ]
+    )
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     with build_helper().kernel_config() as config:
-        NotebookClient(nb, kernel_name="python3", timeout=120, config=config,
-                       resources={"metadata": {"path": str(tmp_path)}}).execute()
+        NotebookClient(
+            nb,
+            kernel_name="python3",
+            timeout=120,
+            config=config,
+            resources={"metadata": {"path": str(tmp_path)}},
+        ).execute()
     assert nb.cells[0].outputs[0]["text"].split() == ["True", str(tmp_path), "seen"]
     assert any("image/png" in out.get("data", {}) for out in nb.cells[1].outputs)

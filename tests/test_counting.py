@@ -21,8 +21,12 @@ def _brute_matmul_count(a_shape, b_shape):
 @settings(max_examples=60, deadline=None)
 @given(
     batch=st.lists(st.integers(1, 3), max_size=2),
-    m=st.integers(1, 4), k=st.integers(1, 4), n=st.integers(1, 4),
-    drop_a=st.booleans(), drop_b=st.booleans(), vec=st.sampled_from([None, "a", "b"]),
+    m=st.integers(1, 4),
+    k=st.integers(1, 4),
+    n=st.integers(1, 4),
+    drop_a=st.booleans(),
+    drop_b=st.booleans(),
+    vec=st.sampled_from([None, "a", "b"]),
 )
 def test_matmul_count_equals_a_brute_force_count(batch, m, k, n, drop_a, drop_b, vec):
     a_shape = (() if drop_a else tuple(batch)) + (m, k)
@@ -45,7 +49,7 @@ def test_counter_counts_products_and_nests():
     assert outer.total == 30
     with MultiplicationCounter() as after:
         pass
-    matmul(a, b)          # no counter open: nothing counted, nothing kept
+    matmul(a, b)  # no counter open: nothing counted, nothing kept
     assert after.total == 0 and outer.total == 30
 
 
@@ -63,15 +67,18 @@ def test_tape_gradient_of_a_chain_costs_three_times_the_function():
         forward = count.total
         g = tape.gradient(L, X)
     assert forward == k * n**3 + n**2
-    assert count.total == 3 * forward      # each product's VJP is two products of its size
+    assert count.total == 3 * forward  # each product's VJP is two products of its size
     M = np.linalg.matrix_power(A, k)
     np.testing.assert_allclose(g, 2 * (X0 @ M) @ M.T, rtol=1e-12)
 
 
 @pytest.mark.parametrize(
     "a_shape, b_shape, words",
-    [((2, 3), (4, 5), "inner axes differ"), ((), (3, 3), "rank >= 1"),
-     ((2, 2, 3), (3, 3, 4), "batch axes do not broadcast")],
+    [
+        ((2, 3), (4, 5), "inner axes differ"),
+        ((), (3, 3), "rank >= 1"),
+        ((2, 2, 3), (3, 3, 4), "batch axes do not broadcast"),
+    ],
 )
 def test_bad_shapes_raise_value_error_naming_both(a_shape, b_shape, words):
     with pytest.raises(ValueError, match=words) as info:

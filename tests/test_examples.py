@@ -57,8 +57,8 @@ def _numbers(text: str) -> list[float]:
 @pytest.mark.skipif(not SEEDS.is_dir(), reason="shared/seeds is not beside this checkout")
 def test_matrices_match_the_seed_text():
     text = (SEEDS / "000_10fdd87baee07bf0.txt").read_text()
-    mat = text[text.index("mat = ["): text.index("another_mat")]
-    other = text[text.index("another_mat = ["): text.index("tf_t =")]
+    mat = text[text.index("mat = [") : text.index("another_mat")]
+    other = text[text.index("another_mat = [") : text.index("tf_t =")]
     np.testing.assert_array_equal(np.float32(_numbers(mat)), examples.SEED_T.ravel())
     np.testing.assert_array_equal(np.float32(_numbers(other)), examples.SEED_B.ravel())
     printed = text[text.index("tf.Tensor(") : text.index("shape=(5, 3)")]
@@ -93,9 +93,10 @@ def test_seed_gradient_in_subprocess_with_and_without_onednn():
     off = seed_gradient_in_subprocess(onednn=False)
     on = seed_gradient_in_subprocess(onednn=True)
     for gradient in (off, on):
-        np.testing.assert_allclose(gradient, np.tile(examples.EXPECTED_SEED_GRAD_ROW, (5, 1)),
-                                   rtol=1e-6)
-        for value, row_sums in zip(gradient[0], sums):
+        np.testing.assert_allclose(
+            gradient, np.tile(examples.EXPECTED_SEED_GRAD_ROW, (5, 1)), rtol=1e-6
+        )
+        for value, row_sums in zip(gradient[0], sums, strict=True):
             assert value in row_sums.values(), (value, row_sums)
     with pytest.raises(TypeError, match="onednn must be True or False"):
         seed_gradient_in_subprocess(onednn="yes")

@@ -43,7 +43,7 @@ def test_one_rounding_from_float64_when_its_sum_is_exact(a, b, c):
     a, b, c = np.float32(a), np.float32(b), np.float32(c)
     exact = Fraction(float(a)) + Fraction(float(b)) + Fraction(float(c))
     wide = np.float64(a) + np.float64(b) + np.float64(c)
-    if Fraction(float(wide)) == exact:            # float64 held the sum exactly
+    if Fraction(float(wide)) == exact:  # float64 held the sum exactly
         assert three_term_sums(a, b, c)["round(b0 + b1 + b2)"] == np.float32(wide)
 
 
@@ -51,7 +51,7 @@ def test_correct_rounding_is_one_rounding_ties_to_even():
     one = np.float32(1.0)
     above_half = Fraction(1) + Fraction(1, 2**24) + Fraction(1, 2**60)
     assert correctly_rounded(above_half, np.float32) == np.nextafter(one, np.float32(2))
-    assert np.float32(float(above_half)) == one          # twice rounded: wrong
+    assert np.float32(float(above_half)) == one  # twice rounded: wrong
     assert correctly_rounded(Fraction(1) + Fraction(1, 2**24), np.float32) == one  # tie
     assert correctly_rounded(Fraction(-3, 10), np.float64) == -0.3
     with pytest.raises(TypeError, match="float16, float32 or float64, got int32"):
@@ -83,8 +83,9 @@ def test_onednn_child_reports_its_instruction_set():
 
     run = onednn_seed_gradient("SSE41")
     assert run.isa != "unknown" and "SSE4.1" in run.isa, run.isa
-    np.testing.assert_allclose(run.gradient, np.tile(examples.EXPECTED_SEED_GRAD_ROW, (5, 1)),
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        run.gradient, np.tile(examples.EXPECTED_SEED_GRAD_ROW, (5, 1)), rtol=1e-6
+    )
     with pytest.raises(ValueError, match="max_cpu_isa must be an ONEDNN_MAX_CPU_ISA value"):
         onednn_seed_gradient("avx2")
 

@@ -64,8 +64,9 @@ def test_header_fits_and_has_one_search(page, server, browser):
     tab = context.new_page()
     tab.goto(page_url(server, page), wait_until="networkidle")
     if tab.evaluate("() => document.querySelectorAll('.math').length > 0"):
-        tab.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise",
-                              timeout=20_000)
+        tab.wait_for_function(
+            "() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=20_000
+        )
         tab.evaluate("() => MathJax.startup.promise")  # typeset math has its final width
     # The layout is measured when it has settled, not while the sidebars
     # slide after a resize.
@@ -82,15 +83,21 @@ def test_header_fits_and_has_one_search(page, server, browser):
             if len(m["search"]) != 1:
                 problems.append(f"[{view}] {len(m['search'])} visible search fields: {m['search']}")
             if m["topOwn"] == 0 and (m["topShown"] or m["topHeight"] > 0):
-                problems.append(f"[{view}] the top header holds only search, yet shows "
-                                f"{m['topShown']} elements in a {m['topHeight']:.0f}-px strip")
+                problems.append(
+                    f"[{view}] the top header holds only search, yet shows "
+                    f"{m['topShown']} elements in a {m['topHeight']:.0f}-px strip"
+                )
             for box in m["boxes"]:
                 if box["left"] < -0.5 or box["right"] > m["width"] + 0.5:
-                    problems.append(f"[{view}] header item {box['name']!r} spans "
-                                    f"{box['left']:.0f}..{box['right']:.0f} px, outside "
-                                    f"0..{m['width']}")
+                    problems.append(
+                        f"[{view}] header item {box['name']!r} spans "
+                        f"{box['left']:.0f}..{box['right']:.0f} px, outside "
+                        f"0..{m['width']}"
+                    )
             if m["scrollWidth"] > m["width"]:
-                problems.append(f"[{view}] the page scrolls sideways: scrollWidth "
-                                f"{m['scrollWidth']} > {m['width']}")
+                problems.append(
+                    f"[{view}] the page scrolls sideways: scrollWidth "
+                    f"{m['scrollWidth']} > {m['width']}"
+                )
     context.close()
     assert not problems, f"{page}:\n" + "\n".join(problems)

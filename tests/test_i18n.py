@@ -40,9 +40,12 @@ def _catalog(page: Path) -> Path:
 def test_every_page_has_a_catalog():
     missing = [str(p) for p in toc_pages() if not _catalog(p).exists()]
     assert not missing, f"pages without a catalog (run 'make translations'): {missing}"
-    extra = sorted(str(p.relative_to(i18n_checks.LOCALE)) for p in i18n_checks.catalogs()
-                   if p.relative_to(i18n_checks.LOCALE).with_suffix(".md")
-                   not in set(toc_pages()) and p != i18n_checks.INTERFACE)
+    extra = sorted(
+        str(p.relative_to(i18n_checks.LOCALE))
+        for p in i18n_checks.catalogs()
+        if p.relative_to(i18n_checks.LOCALE).with_suffix(".md") not in set(toc_pages())
+        and p != i18n_checks.INTERFACE
+    )
     assert not extra, f"catalogs of pages that are not in _toc.yml: {extra}"
 
 
@@ -50,14 +53,21 @@ def test_every_page_has_a_catalog():
 def test_catalog_is_complete_and_intact(page):
     problems = i18n_checks.problems(_catalog(page))
     assert not problems, f"{_catalog(page).relative_to(ROOT)}:\n" + "\n".join(
-        f"  {message!r}: {problem}" for message, problem in problems)
+        f"  {message!r}: {problem}" for message, problem in problems
+    )
 
 
 def test_term_table_is_read():
     table = i18n_checks.term_table()
-    for row in (("Jacobian", "雅可比矩阵"), ("Jacobian", "雅可比张量"), ("upstream gradient", "上游梯度"),
-                ("vector-Jacobian product", "向量-雅可比积"), ("seed", "种子"),
-                ("backward pass", "反向传播"), ("adjoint", "共轭转置")):
+    for row in (
+        ("Jacobian", "雅可比矩阵"),
+        ("Jacobian", "雅可比张量"),
+        ("upstream gradient", "上游梯度"),
+        ("vector-Jacobian product", "向量-雅可比积"),
+        ("seed", "种子"),
+        ("backward pass", "反向传播"),
+        ("adjoint", "共轭转置"),
+    ):
         assert row in table
 
 
@@ -65,10 +75,13 @@ def test_checker_finds_broken_markup_and_wrong_terms():
     """The checks themselves, on messages made to fail."""
     ok = "这里 {term}`上游梯度 <upstream gradient>` 与 `tape.gradient` 和 $G$ 一致。"
     assert i18n_checks.role_targets(ok) == i18n_checks.role_targets(
-        "The {term}`upstream gradient` with `tape.gradient` and $G$.")
+        "The {term}`upstream gradient` with `tape.gradient` and $G$."
+    )
     assert i18n_checks.code_spans(ok) == i18n_checks.code_spans("`tape.gradient`")
     assert i18n_checks.maths("a $G$ b") != i18n_checks.maths("a $H$ b")
-    assert i18n_checks.maths(r"$\text{left to right} = a$") == i18n_checks.maths(r"$\text{从左到右} = a$")
+    assert i18n_checks.maths(r"$\text{left to right} = a$") == i18n_checks.maths(
+        r"$\text{从左到右} = a$"
+    )
     table = i18n_checks.term_table()
     assert i18n_checks.term_problems("The reverse mode.", "反向计算。", table)
     assert not i18n_checks.term_problems("The reverse mode.", "反向模式。", table)
@@ -79,12 +92,26 @@ def test_checker_finds_broken_markup_and_wrong_terms():
 
 def test_checker_finds_half_width_punctuation():
     """Chinese prose takes ，；：？！（）; code, math, roles, URLs and shapes keep theirs."""
-    for wrong in ("矩阵,向量", "梯度 (gradient)", "如何变化?", "**是:** 对", "$x$;然后",
-                  "见 {ref}`下文 <x>`(例外)"):
+    for wrong in (
+        "矩阵,向量",
+        "梯度 (gradient)",
+        "如何变化?",
+        "**是:** 对",
+        "$x$;然后",
+        "见 {ref}`下文 <x>`(例外)",
+    ):
         assert i18n_checks.punctuation_problems(wrong), wrong
-    for right in ("矩阵，向量", "梯度（gradient）", "形状为 (5, 3)，于是", "链是 (10×15)(15×15)。",
-                  "调用 `f(a, b)`：", "即 $f(x, y)$。", "见 {ref}`下文 <a:b>`。",
-                  "见 https://example.org/a?b=c 。", "Plain English (kept), as is."):
+    for right in (
+        "矩阵，向量",
+        "梯度（gradient）",
+        "形状为 (5, 3)，于是",
+        "链是 (10×15)(15×15)。",
+        "调用 `f(a, b)`：",
+        "即 $f(x, y)$。",
+        "见 {ref}`下文 <a:b>`。",
+        "见 https://example.org/a?b=c 。",
+        "Plain English (kept), as is.",
+    ):
         assert not i18n_checks.punctuation_problems(right), right
 
 
@@ -92,8 +119,10 @@ def test_built_chinese_pages_have_every_message_translated(built_site):
     if not UNTRANSLATED.exists():
         pytest.fail(f"{UNTRANSLATED.relative_to(ROOT)} is missing: the Chinese build did not run")
     found = json.loads(UNTRANSLATED.read_text("utf8"))
-    assert not found, "messages shown in English on the Chinese pages (run 'make translations'):\n" \
+    assert not found, (
+        "messages shown in English on the Chinese pages (run 'make translations'):\n"
         + "\n".join(f"  {page}: {msg[:100]!r}" for page, msgs in found.items() for msg in msgs)
+    )
 
 
 class _Text(HTMLParser):
@@ -135,8 +164,9 @@ def _read(path: Path) -> _Text:
     return parser
 
 
-@pytest.mark.parametrize("page", [p for p in toc_pages()
-                                  if p.parts[0] in ("index.md", "chapters")], ids=str)
+@pytest.mark.parametrize(
+    "page", [p for p in toc_pages() if p.parts[0] in ("index.md", "chapters")], ids=str
+)
 def test_seed_numbers_are_the_same_in_both_editions(page, built_site):
     en = " ".join(_read(built_site / page.with_suffix(".html")).text)
     zh = " ".join(_read(ZH / page.with_suffix(".html")).text)
@@ -144,17 +174,23 @@ def test_seed_numbers_are_the_same_in_both_editions(page, built_site):
         pattern = re.compile(r"(?<![\d.])" + re.escape(number) + r"(?![\d])")
         assert len(pattern.findall(zh)) == len(pattern.findall(en)), (
             f"{page}: {number} appears {len(pattern.findall(en))} times in English, "
-            f"{len(pattern.findall(zh))} in Chinese")
+            f"{len(pattern.findall(zh))} in Chinese"
+        )
 
 
 def test_seed_numbers_are_on_the_pages(built_site):
-    text = " ".join(" ".join(_read(ZH / p.with_suffix(".html")).text) for p in toc_pages()
-                    if p.parts[0] in ("index.md", "chapters"))
+    text = " ".join(
+        " ".join(_read(ZH / p.with_suffix(".html")).text)
+        for p in toc_pages()
+        if p.parts[0] in ("index.md", "chapters")
+    )
     for number in SEED_NUMBERS:
         assert number in text, f"{number} is on no Chinese index or chapter page"
     index = " ".join(_read(ZH / "index.html").text)
-    assert "所以谁能解释一下，tf_y[0,0] 对 tf_x 的梯度怎么会变成 -0.17307831，而不是 3.424693？" \
-        in index, "the Chinese index does not quote the source question in its Chinese version"
+    assert (
+        "所以谁能解释一下，tf_y[0,0] 对 tf_x 的梯度怎么会变成 -0.17307831，而不是 3.424693？"
+        in index
+    ), "the Chinese index does not quote the source question in its Chinese version"
 
 
 @pytest.mark.parametrize("page", toc_pages(), ids=str)
@@ -188,9 +224,13 @@ def test_chinese_search_finds_chinese_words(server, browser):
     tab = browser.new_page()
     tab.goto(f"{server}/zh_CN/search.html?q=%E9%9B%85%E5%8F%AF%E6%AF%94", wait_until="networkidle")
     tab.wait_for_selector("#search-results ul.search li", timeout=20_000)
-    hits = tab.evaluate("() => Array.from(document.querySelectorAll("
-                        "'#search-results ul.search li a')).map(a => a.getAttribute('href'))")
-    assert any("glossary" in h for h in hits) and any("02_jacobian_tensors" in h for h in hits), hits
+    hits = tab.evaluate(
+        "() => Array.from(document.querySelectorAll("
+        "'#search-results ul.search li a')).map(a => a.getAttribute('href'))"
+    )
+    assert any("glossary" in h for h in hits) and any("02_jacobian_tensors" in h for h in hits), (
+        hits
+    )
     tab.close()
 
 
@@ -201,10 +241,33 @@ def test_chinese_search_finds_chinese_words(server, browser):
 # (VJP, CPU), identifiers (tape.gradient, float32, tf_y, MatMul, oneDNN) and
 # single letters pass anyway.
 ALLOWED_WORDS = {
-    "Binder", "Python", "Linux", "Intel", "Fortran", "JavaScript", "Ctrl", "Stack",
-    "Overflow", "matgrad", "reshape", "vec", "flat", "tanh", "pfor", "while", "Variable",
+    "Binder",
+    "Python",
+    "Linux",
+    "Intel",
+    "Fortran",
+    "JavaScript",
+    "Ctrl",
+    "Stack",
+    "Overflow",
+    "matgrad",
+    "reshape",
+    "vec",
+    "flat",
+    "tanh",
+    "pfor",
+    "while",
+    "Variable",
     # people's names, and API words the newer pages use as names
-    "Cholesky", "Hermite", "Baur", "Strassen", "Griewank", "Walther", "abs", "conj", "dtype",
+    "Cholesky",
+    "Hermite",
+    "Baur",
+    "Strassen",
+    "Griewank",
+    "Walther",
+    "abs",
+    "conj",
+    "dtype",
 }
 # An English term after its Chinese, in full-width parentheses: 梯度（gradient）.
 _GLOSS = re.compile(r"(?:(?<=[\u4e00-\u9fff])|^)（[A-Za-z][A-Za-z \-]*）")
@@ -218,8 +281,12 @@ def english_words(text: str) -> list[str]:
     found = []
     for word in _WORD.findall(text):
         word = word.strip("'-")
-        if (len(word) < 2 or word in ALLOWED_WORDS or word.upper() == word
-                or re.search(r"[a-z][A-Z]|^[a-z]+[A-Z]", word)):
+        if (
+            len(word) < 2
+            or word in ALLOWED_WORDS
+            or word.upper() == word
+            or re.search(r"[a-z][A-Z]|^[a-z]+[A-Z]", word)
+        ):
             continue
         found.append(word)
     return found
@@ -239,7 +306,7 @@ class _Visible(HTMLParser):
 
     def __init__(self):
         super().__init__()
-        self.stack: list[str] = []      # "skip", "citation" or "" per open element
+        self.stack: list[str] = []  # "skip", "citation" or "" per open element
         self.found: list[str] = []
         self.citations: list[list[str]] = []
         self.term_table = False
@@ -254,9 +321,12 @@ class _Visible(HTMLParser):
             self.cell = 0
         if tag == "td":
             self.cell += 1
-        skip = (tag in self.SKIP_TAGS or classes & self.SKIP_CLASSES
-                or (attrs.get("lang") or "").startswith("en")
-                or (self.term_table and tag == "td" and self.cell == 1))
+        skip = (
+            tag in self.SKIP_TAGS
+            or classes & self.SKIP_CLASSES
+            or (attrs.get("lang") or "").startswith("en")
+            or (self.term_table and tag == "td" and self.cell == 1)
+        )
         kind = "skip" if skip else "citation" if "citation" in classes else ""
         if not any(k == "skip" for k in self.stack) and not skip:
             cites = "references.html" in (attrs.get("href") or "") or "citation" in self.stack
@@ -292,8 +362,10 @@ def _published_words(bib: Path) -> list[str]:
             if field in entry.fields:
                 kept.append(re.sub(r"[{}\\]", "", entry.fields[field]))
         for person in entry.persons.get("author", []):
-            kept.extend(name.strip("{}") for name in
-                        person.first_names + person.middle_names + person.last_names)
+            kept.extend(
+                name.strip("{}")
+                for name in person.first_names + person.middle_names + person.last_names
+            )
     return sorted(kept, key=len, reverse=True)
 
 
@@ -303,7 +375,9 @@ def _chinese_pages() -> list[Path]:
 
 def test_english_words_are_found():
     assert english_words("计算 the gradient 的") == ["the", "gradient"]
-    assert not english_words("梯度（gradient）由 tape.gradient、float32、VJP、MatMul 和 tf_y[0] 给出")
+    assert not english_words(
+        "梯度（gradient）由 tape.gradient、float32、VJP、MatMul 和 tf_y[0] 给出"
+    )
     assert not english_words("见 https://example.org/a/b 与 Binder，给出 gradient= 参数")
 
 
@@ -329,13 +403,14 @@ def test_chinese_pages_show_no_english(built_site):
 @pytest.mark.parametrize("page", toc_pages(), ids=str)
 def test_chinese_pages_show_the_chinese_figures(page, built_site):
     """Each figure of a Chinese page is its Chinese twin, not the English image."""
+
     def images(path):
         return re.findall(r'<img [^>]*src="([^"]*_images/[^"]+\.png)"', path.read_text("utf8"))
 
     en_page, zh_page = built_site / page.with_suffix(".html"), ZH / page.with_suffix(".html")
     en, zh = images(en_page), images(zh_page)
     assert len(en) == len(zh), f"{page}: {len(en)} figures in English, {len(zh)} in Chinese"
-    for en_src, zh_src in zip(en, zh):
+    for en_src, zh_src in zip(en, zh, strict=True):
         en_png = (en_page.parent / en_src).read_bytes()
         zh_png = (zh_page.parent / zh_src).read_bytes()
         assert en_png != zh_png, f"{page}: the Chinese page shows the English figure {en_src}"

@@ -7,8 +7,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from matgrad.jacobian import (chain, flatten_jacobian, matmul_jacobian, numeric_hessian,
-                              numeric_jacobian)
+from matgrad.jacobian import (
+    chain,
+    flatten_jacobian,
+    matmul_jacobian,
+    numeric_hessian,
+    numeric_jacobian,
+)
 
 dims = st.integers(1, 4)
 
@@ -59,14 +64,15 @@ def test_kronecker_forms(m, k, n, seed):
 def test_chain_equals_jacobian_of_composite(m, k, n, p, seed):
     rng = _rng(seed)
     t, b, c = rng.standard_normal((m, k)), rng.standard_normal((k, n)), rng.standard_normal((n, p))
-    inner = matmul_jacobian(t, b, wrt="a")             # dY/dT, Y = T B
+    inner = matmul_jacobian(t, b, wrt="a")  # dY/dT, Y = T B
     y = t @ b
     outer = numeric_jacobian(lambda y: np.tanh(y) @ c, y)  # dZ/dY, Z = tanh(Y) C
     composite = numeric_jacobian(lambda t: np.tanh(t @ b) @ c, t)
     np.testing.assert_allclose(chain(outer, inner), composite, atol=1e-7)
     # Flattened, the contraction is a matrix product.
     np.testing.assert_allclose(
-        flatten_jacobian(chain(outer, inner)), flatten_jacobian(outer) @ flatten_jacobian(inner),
+        flatten_jacobian(chain(outer, inner)),
+        flatten_jacobian(outer) @ flatten_jacobian(inner),
         atol=1e-12,
     )
 
@@ -75,7 +81,7 @@ def test_chain_with_scalar_output():
     rng = _rng(1)
     t, b = rng.standard_normal((3, 2)), rng.standard_normal((2, 4))
     y = t @ b
-    dL_dY = numeric_jacobian(lambda y: (y**2).sum(), y)   # shape (3, 4)
+    dL_dY = numeric_jacobian(lambda y: (y**2).sum(), y)  # shape (3, 4)
     g = chain(dL_dY, matmul_jacobian(t, b, wrt="a"))
     assert g.shape == t.shape
     np.testing.assert_allclose(g, 2 * y @ b.T, rtol=1e-6)
@@ -97,7 +103,9 @@ def test_errors_name_the_argument_and_shapes():
         numeric_jacobian(lambda x: x, np.arange(3))
     with pytest.raises(ValueError, match="eps must be positive"):
         numeric_jacobian(lambda x: x, a, eps=0)
-    with pytest.raises(ValueError, match=r"J_outer has shape \(5, 2, 3\).*J_inner has shape \(2, 4, 2, 3\)"):
+    with pytest.raises(
+        ValueError, match=r"J_outer has shape \(5, 2, 3\).*J_inner has shape \(2, 4, 2, 3\)"
+    ):
         chain(np.ones((5, 2, 3)), np.ones((2, 4, 2, 3)))
     with pytest.raises(ValueError, match="odd rank 3; pass out_ndim"):
         flatten_jacobian(np.ones((2, 3, 4)))
@@ -107,6 +115,7 @@ def test_errors_name_the_argument_and_shapes():
 
 
 # numeric_hessian ----------------------------------------------------------
+
 
 @settings(max_examples=25, deadline=None)
 @given(st.integers(1, 3), st.integers(1, 3), st.integers(0, 2**16))
@@ -141,7 +150,9 @@ def test_numeric_hessian_accepts_float32_and_returns_float64():
 def test_numeric_hessian_errors_name_the_argument_and_shapes():
     with pytest.raises(TypeError, match="f must be callable"):
         numeric_hessian("not a function", np.ones(2))
-    with pytest.raises(TypeError, match=r"x must have a floating dtype, got int64 with shape \(3,\)"):
+    with pytest.raises(
+        TypeError, match=r"x must have a floating dtype, got int64 with shape \(3,\)"
+    ):
         numeric_hessian(lambda t: t.sum(), np.arange(3))
     with pytest.raises(ValueError, match=r"f must return a scalar.*shape \(2,\).*shape \(2,\)"):
         numeric_hessian(lambda t: t * 2, np.ones(2))

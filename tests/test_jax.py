@@ -25,7 +25,7 @@ from test_tf_matmul import _tol, matmul_cases
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 jax = pytest.importorskip("jax")
-jax.config.update("jax_enable_x64", True)     # float64 and complex128
+jax.config.update("jax_enable_x64", True)  # float64 and complex128
 jnp = jax.numpy
 
 OPS = {"plain": lambda x: x, "transpose": lambda x: x.T, "adjoint": lambda x: x.conj().T}
@@ -35,8 +35,9 @@ OPS = {"plain": lambda x: x, "transpose": lambda x: x.T, "adjoint": lambda x: x.
 @given(matmul_cases())
 def test_matmul_grad_matches_jax_vjp(case):
     a, b, g, flags = case
-    mode_a, mode_b = (next((m for m in ("transpose", "adjoint") if flags[f"{m}_{s}"]),
-                           "plain") for s in "ab")
+    mode_a, mode_b = (
+        next((m for m in ("transpose", "adjoint") if flags[f"{m}_{s}"]), "plain") for s in "ab"
+    )
     product = lambda x, y: OPS[mode_a](x) @ OPS[mode_b](y)
     out, pullback = jax.vjp(product, jnp.asarray(a), jnp.asarray(b))
     assert out.dtype == a.dtype and out.shape == g.shape
@@ -51,7 +52,7 @@ def test_jax_grad_is_the_conjugate_of_tensorflows_convention():
     a = rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))
     b = rng.standard_normal((4, 2)) + 1j * rng.standard_normal((4, 2))
     loss = lambda x: jnp.sum(jnp.abs(x @ b) ** 2)
-    ours, _ = matmul_grad(a, b, 2 * (a @ b))        # dL/dP = 2P, TF's convention
+    ours, _ = matmul_grad(a, b, 2 * (a @ b))  # dL/dP = 2P, TF's convention
     np.testing.assert_allclose(np.conj(jax.grad(loss)(a)), ours, rtol=1e-12)
 
 

@@ -16,6 +16,7 @@ is opened; MATGRAD_LAB_ALL=1 opens every page of the book.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -74,23 +75,48 @@ def _free_port() -> int:
 def lab(tmp_path_factory):
     """JupyterLab from the Binder-like venv, serving a copy of the repository."""
     if chromium_path() is None:
-        require_or_skip("Chromium is not installed (Debian: apt-get install chromium); "
-                        "the JupyterLab test was not run")
+        require_or_skip(
+            "Chromium is not installed (Debian: apt-get install chromium); "
+            "the JupyterLab test was not run"
+        )
     env_dir = binder_env()
     tmp = tmp_path_factory.mktemp("lab")
     repo = tmp / "repo"
-    shutil.copytree(ROOT, repo, ignore=shutil.ignore_patterns(
-        ".git", ".venv*", "_build", "node_modules", "__pycache__", ".pytest_cache"))
+    shutil.copytree(
+        ROOT,
+        repo,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv*", "_build", "node_modules", "__pycache__", ".pytest_cache"
+        ),
+    )
     env = {**os.environ, "PATH": f"{env_dir / 'bin'}{os.pathsep}{os.environ['PATH']}"}
     env.pop("VIRTUAL_ENV", None)
     # Nothing from this machine's Jupyter set-up: user config, kernels, settings.
-    for var in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR",
-                "JUPYTERLAB_SETTINGS_DIR", "JUPYTERLAB_WORKSPACES_DIR"):
+    for var in (
+        "JUPYTER_CONFIG_DIR",
+        "JUPYTER_DATA_DIR",
+        "JUPYTER_RUNTIME_DIR",
+        "JUPYTERLAB_SETTINGS_DIR",
+        "JUPYTERLAB_WORKSPACES_DIR",
+    ):
         env[var] = str(tmp / var.lower())
+    # All cells in the page, not only those in view: JupyterLab 4 renders a
+    # long notebook in windows (cells far from the view are not drawn), and
+    # the test reads every cell. A reader's JupyterLab keeps its default.
+    tracker = tmp / "jupyterlab_settings_dir" / "@jupyterlab" / "notebook-extension"
+    tracker.mkdir(parents=True)
+    (tracker / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
     port, token = _free_port(), secrets.token_hex(16)
-    cmd = [str(env_dir / "bin" / "jupyter"), "lab", "--no-browser", "--ServerApp.ip=127.0.0.1",
-           f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-           f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={repo}"]
+    cmd = [
+        str(env_dir / "bin" / "jupyter"),
+        "lab",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={repo}",
+    ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")
     log_path = tmp / "jupyterlab.log"
@@ -117,6 +143,17 @@ def lab(tmp_path_factory):
             proc.wait()
 
 
+def _shut_down_kernels(base: str, token: str) -> None:
+    """Stop the page's kernel (each page's kernel would hold its memory until
+    the server stops; MATGRAD_LAB_ALL=1 opens every page)."""
+    sessions = json.load(urllib.request.urlopen(f"{base}/api/sessions?token={token}"))
+    for session in sessions:
+        request = urllib.request.Request(
+            f"{base}/api/sessions/{session['id']}?token={token}", method="DELETE"
+        )
+        urllib.request.urlopen(request, timeout=30)
+
+
 @pytest.mark.site
 @pytest.mark.parametrize("page", PAGES, ids=str)
 def test_page_runs_as_a_notebook_in_jupyterlab(page, lab, browser):
@@ -129,12 +166,15 @@ def test_page_runs_as_a_notebook_in_jupyterlab(page, lab, browser):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     tab = context.new_page()
     start = time.perf_counter()
-    tab.goto(f"{base}/{lab_urlpath(page)}?token={token}")
+    # ?reset: a fresh workspace, not the one the last page left (JupyterLab
+    # would open that page again, beside this one).
+    tab.goto(f"{base}/{lab_urlpath(page)}?reset&token={token}")
     # Opened by the Jupytext Notebook viewer: a notebook panel, no file editor.
     tab.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=120_000)
     assert tab.locator(".jp-NotebookPanel:not(.lm-mod-hidden)").count() == 1
     assert tab.locator(".jp-FileEditor:not(.lm-mod-hidden)").count() == 0, (
-        f"{page} opened in the text editor, not as a notebook")
+        f"{page} opened in the text editor, not as a notebook"
+    )
     tab.wait_for_function("() => document.body.innerText.includes('| Idle')", timeout=120_000)
 
     # Run > Run All Cells, as a reader would.
@@ -152,10 +192,14 @@ def test_page_runs_as_a_notebook_in_jupyterlab(page, lab, browser):
     SHOTS.mkdir(parents=True, exist_ok=True)
     tab.screenshot(path=str(SHOTS / f"lab-{page.stem}.png"))
     assert not errors, f"{page}: error output in JupyterLab:\n" + "\n---\n".join(
-        f"code cell {i}:\n{text[-2000:]}" for i, text in errors.items())
-    assert len(cells) == len(code), f"{page}: {len(cells)} code cells shown, {len(code)} in the page"
+        f"code cell {i}:\n{text[-2000:]}" for i, text in errors.items()
+    )
+    assert len(cells) == len(code), (
+        f"{page}: {len(cells)} code cells shown, {len(code)} in the page"
+    )
     assert done, f"{page}: not every cell ran within {RUN_TIMEOUT} s: " + str(
-        [c["prompt"] for c in cells])
+        [c["prompt"] for c in cells]
+    )
 
     # The MyST is rendered: every markdown cell, and no source form in its text.
     texts = tab.evaluate(MARKDOWN_JS)
@@ -166,6 +210,7 @@ def test_page_runs_as_a_notebook_in_jupyterlab(page, lab, browser):
     # No "official Jupyter news" prompt (binder/postBuild's overrides.json).
     assert "Jupyter news" not in tab.evaluate("() => document.body.innerText")
     context.close()
+    _shut_down_kernels(base, token)
     print(f"{page}: opened and ran {len(code)} code cells in JupyterLab in {seconds:.1f} s")
 
 

@@ -19,9 +19,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from matgrad.checking import RuleCheck, check_rule, check_table
-from matgrad.linalg_grads import (adjugate, bias_add_grad, cholesky_grad, det_grad,
-                                  det_grad_as_registered, einsum_grad, inverse_grad,
-                                  logdet_grad)
+from matgrad.linalg_grads import (
+    adjugate,
+    bias_add_grad,
+    cholesky_grad,
+    det_grad,
+    det_grad_as_registered,
+    einsum_grad,
+    inverse_grad,
+    logdet_grad,
+)
 from test_tf_matmul import _random, _tol
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -59,12 +66,13 @@ def _tape(fn, inputs, g):
 
 def _close(ours, theirs, dtype, scale=1.0):
     tol = _tol(dtype)
-    for x, y in zip(ours, theirs):
+    for x, y in zip(ours, theirs, strict=True):
         assert x.shape == y.shape and x.dtype == y.dtype
         np.testing.assert_allclose(x, y, rtol=tol["rtol"], atol=tol["atol"] * scale)
 
 
 # --- every rule against the tape ---------------------------------------------------
+
 
 @SETTINGS
 @given(cases())
@@ -117,7 +125,7 @@ def test_det_grad_matches_tape_for_real_arrays(case):
 def test_logdet_grad_matches_tape_for_a_real_upstream_gradient(case):
     rng, dtype, batch, n = case
     a = _well_conditioned(rng, batch + (n, n), dtype)
-    g = _random(rng, batch, np.float64).astype(dtype)     # real values in a's dtype
+    g = _random(rng, batch, np.float64).astype(dtype)  # real values in a's dtype
     logabsdet = lambda x: tf.linalg.slogdet(x)[1]
     _close([logdet_grad(a, g)], _tape(logabsdet, [a], g), dtype)
 
@@ -132,9 +140,19 @@ def test_cholesky_grad_matches_tape(case):
     _close([cholesky_grad(l, g)], _tape(tf.linalg.cholesky, [a], g), dtype, scale=10)
 
 
-PATTERNS = {"ij,jk->ik": "ij jk", "bij,bjk->bik": "bij bjk", "ii->": "ii", "ii->i": "ii",
-            "ij->j": "ij", "ij->ji": "ij", "ijk,ik->j": "ijk ik", "ij,jk,kl->il": "ij jk kl",
-            "i,i->": "i i", "ij,kl->ijkl": "ij kl", "ij,jk": "ij jk"}
+PATTERNS = {
+    "ij,jk->ik": "ij jk",
+    "bij,bjk->bik": "bij bjk",
+    "ii->": "ii",
+    "ii->i": "ii",
+    "ij->j": "ij",
+    "ij->ji": "ij",
+    "ijk,ik->j": "ijk ik",
+    "ij,jk,kl->il": "ij jk kl",
+    "i,i->": "i i",
+    "ij,kl->ijkl": "ij kl",
+    "ij,jk": "ij jk",
+}
 
 
 @SETTINGS
@@ -142,8 +160,9 @@ PATTERNS = {"ij,jk->ik": "ij jk", "bij,bjk->bik": "bij bjk", "ii->": "ii", "ii->
 def test_einsum_grad_matches_tape(case, subscripts):
     rng, dtype, _, n = case
     sizes = {c: (n if c in "ij" else 1 + (ord(c) + n) % 3) for c in "bijkl"}
-    operands = [_random(rng, tuple(sizes[c] for c in term), dtype)
-                for term in PATTERNS[subscripts].split()]
+    operands = [
+        _random(rng, tuple(sizes[c] for c in term), dtype) for term in PATTERNS[subscripts].split()
+    ]
     out = np.einsum(subscripts, *operands)
     g = _random(rng, out.shape, dtype)
     fn = lambda *xs: tf.einsum(subscripts, *xs)
@@ -151,6 +170,7 @@ def test_einsum_grad_matches_tape(case, subscripts):
 
 
 # --- where TensorFlow is wrong: central differences decide ----------------------------
+
 
 @settings(max_examples=10, deadline=None)
 @given(cases(dtypes=[np.complex128], max_n=3))
@@ -170,10 +190,10 @@ def test_det_grad_at_a_singular_matrix_is_the_adjugate():
     from matgrad.jacobian import numeric_jacobian
 
     s = np.array([[1.0, 2.0], [2.0, 4.0]])
-    np.testing.assert_allclose(det_grad(s, np.float64(1.0)), [[4.0, -2.0], [-2.0, 1.0]],
-                               atol=1e-12)
-    np.testing.assert_allclose(det_grad(s, np.float64(1.0)), numeric_jacobian(np.linalg.det, s),
-                               atol=1e-8)
+    np.testing.assert_allclose(det_grad(s, np.float64(1.0)), [[4.0, -2.0], [-2.0, 1.0]], atol=1e-12)
+    np.testing.assert_allclose(
+        det_grad(s, np.float64(1.0)), numeric_jacobian(np.linalg.det, s), atol=1e-8
+    )
     with pytest.raises(np.linalg.LinAlgError):
         det_grad_as_registered(s, np.float64(1.0))
     t = tf.constant(s)
@@ -210,6 +230,7 @@ def test_cholesky_gradient_is_that_of_the_symmetrised_input():
 
 # --- JAX: the complex convention mapped ---------------------------------------------
 
+
 @settings(max_examples=15, deadline=None)
 @given(cases(dtypes=[np.float64, np.complex128], max_n=3))
 def test_rules_match_jax_pullbacks(case):
@@ -229,20 +250,29 @@ def test_rules_match_jax_pullbacks(case):
         return np.conj(np.asarray(pullback(np.conj(g))[0]))
 
     tol = _tol(dtype)
-    np.testing.assert_allclose(inverse_grad(a, g_mat), ours_from_jax(jnp.linalg.inv, a, g_mat),
-                               **tol)
-    np.testing.assert_allclose(det_grad(a, g_det), ours_from_jax(jnp.linalg.det, a, g_det),
-                               rtol=1e-9, atol=1e-9 * np.abs(det_grad(a, g_det)).max())
+    np.testing.assert_allclose(
+        inverse_grad(a, g_mat), ours_from_jax(jnp.linalg.inv, a, g_mat), **tol
+    )
+    np.testing.assert_allclose(
+        det_grad(a, g_det),
+        ours_from_jax(jnp.linalg.det, a, g_det),
+        rtol=1e-9,
+        atol=1e-9 * np.abs(det_grad(a, g_det)).max(),
+    )
     logabsdet = lambda x: jnp.linalg.slogdet(x)[1]
-    np.testing.assert_allclose(logdet_grad(a, g_real.astype(dtype)),
-                               ours_from_jax(logabsdet, a, g_real), **tol)
-    np.testing.assert_allclose(cholesky_grad(np.linalg.cholesky(h), g_mat),
-                               ours_from_jax(jnp.linalg.cholesky, h, g_mat), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(
+        logdet_grad(a, g_real.astype(dtype)), ours_from_jax(logabsdet, a, g_real), **tol
+    )
+    np.testing.assert_allclose(
+        cholesky_grad(np.linalg.cholesky(h), g_mat),
+        ours_from_jax(jnp.linalg.cholesky, h, g_mat),
+        rtol=1e-9,
+        atol=1e-9,
+    )
     g_ein = _random(rng, batch + (n, 2), dtype)
-    ours = einsum_grad("...ij,jk->...ik".replace("...", "xy"[:len(batch)]),
-                       (a, b), g_ein)
+    ours = einsum_grad("...ij,jk->...ik".replace("...", "xy"[: len(batch)]), (a, b), g_ein)
     _, pullback = jax.vjp(lambda x, y: jnp.einsum("...ij,jk->...ik", x, y), a, b)
-    for o, t in zip(ours, pullback(np.conj(g_ein))):
+    for o, t in zip(ours, pullback(np.conj(g_ein)), strict=True):
         np.testing.assert_allclose(o, np.conj(np.asarray(t)), **tol)
 
 
@@ -251,54 +281,86 @@ def test_rules_match_jax_pullbacks(case):
 SQUARE = np.eye(3)
 
 
-@pytest.mark.parametrize("call, error, match", [
-    (lambda: bias_add_grad(np.ones(3)), ValueError, r"grad must have rank 2.*\(3,\)"),
-    (lambda: bias_add_grad(np.ones((2, 3), dtype=int)), TypeError, "grad.*int"),
-    (lambda: bias_add_grad(np.ones((2, 3)), data_format="NWC"), ValueError, "data_format"),
-    (lambda: inverse_grad(np.ones((2, 3)), np.ones((2, 3))), ValueError, r"a must be a square.*\(2, 3\)"),
-    (lambda: inverse_grad(np.eye(3, dtype=int), SQUARE), TypeError, "a must have.*int"),
-    (lambda: inverse_grad(SQUARE, np.ones((2, 2))), ValueError, r"grad must have.*\(3, 3\).*\(2, 2\)"),
-    (lambda: inverse_grad(SQUARE, SQUARE.astype(np.float32)), TypeError, "float64.*float32"),
-    (lambda: det_grad(np.ones(3), 1.0), ValueError, r"a must be a square.*\(3,\)"),
-    (lambda: det_grad(SQUARE, np.ones(2)), ValueError, r"grad must have.*\(\).*\(2,\)"),
-    (lambda: det_grad(SQUARE, np.int64(1)), TypeError, "grad.*int64"),
-    (lambda: det_grad_as_registered(np.ones((3, 2)), 1.0), ValueError, "square"),
-    (lambda: logdet_grad(np.ones((2, 3, 2)), np.ones(2)), ValueError, "square"),
-    (lambda: logdet_grad(np.ones((2, 3, 3)), np.ones(3)), ValueError, r"grad must have.*\(2,\)"),
-    (lambda: cholesky_grad(np.ones((3, 2)), np.ones((3, 2))), ValueError, "l must be a square"),
-    (lambda: cholesky_grad(np.eye(2, dtype=bool), np.eye(2)), TypeError, "l must have.*bool"),
-    (lambda: adjugate(np.ones((2, 3))), ValueError, "square"),
-    (lambda: einsum_grad("ij,jk->ik", [SQUARE], SQUARE), ValueError, "2 operand.*1 were given"),
-    (lambda: einsum_grad("ij,jk->ik", [SQUARE, np.ones((2, 2))], SQUARE), ValueError,
-     r"letter 'j' has size 3 and 2"),
-    (lambda: einsum_grad("ijk->i", [SQUARE], np.ones(3)), ValueError, r"'ijk' has 3.*\(3, 3\)"),
-    (lambda: einsum_grad("ij->ik", [SQUARE], SQUARE), ValueError, r"\['k'\] appear in no"),
-    (lambda: einsum_grad("...ij->ij", [SQUARE], SQUARE), ValueError, "ellipsis"),
-    (lambda: einsum_grad("i1->i", [SQUARE], np.ones(3)), ValueError, "only letters"),
-    (lambda: einsum_grad("ij->ii", [SQUARE], SQUARE), ValueError, "repeats"),
-    (lambda: einsum_grad("ij->i", [SQUARE], np.ones(2)), ValueError, r"grad must have.*\(3,\)"),
-    (lambda: einsum_grad("ij->i", SQUARE, np.ones(3)), TypeError, "operands must be a list"),
-    (lambda: einsum_grad(b"ij->i", [SQUARE], np.ones(3)), TypeError, "subscripts must be a string"),
-    (lambda: einsum_grad("ij->i", [np.eye(3, dtype=int)], np.ones(3)), TypeError,
-     r"operands\[0\].*int"),
-    (lambda: einsum_grad("ij->i", [SQUARE], np.ones(3, np.complex128)), TypeError, "complex128"),
-])
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda: bias_add_grad(np.ones(3)), ValueError, r"grad must have rank 2.*\(3,\)"),
+        (lambda: bias_add_grad(np.ones((2, 3), dtype=int)), TypeError, "grad.*int"),
+        (lambda: bias_add_grad(np.ones((2, 3)), data_format="NWC"), ValueError, "data_format"),
+        (
+            lambda: inverse_grad(np.ones((2, 3)), np.ones((2, 3))),
+            ValueError,
+            r"a must be a square.*\(2, 3\)",
+        ),
+        (lambda: inverse_grad(np.eye(3, dtype=int), SQUARE), TypeError, "a must have.*int"),
+        (
+            lambda: inverse_grad(SQUARE, np.ones((2, 2))),
+            ValueError,
+            r"grad must have.*\(3, 3\).*\(2, 2\)",
+        ),
+        (lambda: inverse_grad(SQUARE, SQUARE.astype(np.float32)), TypeError, "float64.*float32"),
+        (lambda: det_grad(np.ones(3), 1.0), ValueError, r"a must be a square.*\(3,\)"),
+        (lambda: det_grad(SQUARE, np.ones(2)), ValueError, r"grad must have.*\(\).*\(2,\)"),
+        (lambda: det_grad(SQUARE, np.int64(1)), TypeError, "grad.*int64"),
+        (lambda: det_grad_as_registered(np.ones((3, 2)), 1.0), ValueError, "square"),
+        (lambda: logdet_grad(np.ones((2, 3, 2)), np.ones(2)), ValueError, "square"),
+        (
+            lambda: logdet_grad(np.ones((2, 3, 3)), np.ones(3)),
+            ValueError,
+            r"grad must have.*\(2,\)",
+        ),
+        (lambda: cholesky_grad(np.ones((3, 2)), np.ones((3, 2))), ValueError, "l must be a square"),
+        (lambda: cholesky_grad(np.eye(2, dtype=bool), np.eye(2)), TypeError, "l must have.*bool"),
+        (lambda: adjugate(np.ones((2, 3))), ValueError, "square"),
+        (lambda: einsum_grad("ij,jk->ik", [SQUARE], SQUARE), ValueError, "2 operand.*1 were given"),
+        (
+            lambda: einsum_grad("ij,jk->ik", [SQUARE, np.ones((2, 2))], SQUARE),
+            ValueError,
+            r"letter 'j' has size 3 and 2",
+        ),
+        (lambda: einsum_grad("ijk->i", [SQUARE], np.ones(3)), ValueError, r"'ijk' has 3.*\(3, 3\)"),
+        (lambda: einsum_grad("ij->ik", [SQUARE], SQUARE), ValueError, r"\['k'\] appear in no"),
+        (lambda: einsum_grad("...ij->ij", [SQUARE], SQUARE), ValueError, "ellipsis"),
+        (lambda: einsum_grad("i1->i", [SQUARE], np.ones(3)), ValueError, "only letters"),
+        (lambda: einsum_grad("ij->ii", [SQUARE], SQUARE), ValueError, "repeats"),
+        (lambda: einsum_grad("ij->i", [SQUARE], np.ones(2)), ValueError, r"grad must have.*\(3,\)"),
+        (lambda: einsum_grad("ij->i", SQUARE, np.ones(3)), TypeError, "operands must be a list"),
+        (
+            lambda: einsum_grad(b"ij->i", [SQUARE], np.ones(3)),
+            TypeError,
+            "subscripts must be a string",
+        ),
+        (
+            lambda: einsum_grad("ij->i", [np.eye(3, dtype=int)], np.ones(3)),
+            TypeError,
+            r"operands\[0\].*int",
+        ),
+        (
+            lambda: einsum_grad("ij->i", [SQUARE], np.ones(3, np.complex128)),
+            TypeError,
+            "complex128",
+        ),
+    ],
+)
 def test_bad_input_is_named(call, error, match):
     with pytest.raises(error, match=match):
         call()
 
 
-@pytest.mark.parametrize("kwargs, error, match", [
-    (dict(tf_fn="inv"), TypeError, "tf_fn must be callable"),
-    (dict(rule=None), TypeError, "rule must be callable"),
-    (dict(inputs=SQUARE), TypeError, "inputs must be a non-empty list"),
-    (dict(inputs=[]), TypeError, "inputs must be a non-empty list"),
-    (dict(inputs=[np.eye(3, dtype=int)]), TypeError, r"inputs\[0\].*int"),
-    (dict(inputs=[SQUARE, SQUARE.astype(np.float32)]), TypeError, "float64.*float32"),
-    (dict(tolerances=(1e-3, 1e-3)), ValueError, "three non-negative"),
-    (dict(rule=lambda a, g: np.ones((2, 2))), ValueError, r"gradient 0 has shape \(2, 2\)"),
-    (dict(rule=lambda a, g: (g, g)), ValueError, "2 gradient.*1 input"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        (dict(tf_fn="inv"), TypeError, "tf_fn must be callable"),
+        (dict(rule=None), TypeError, "rule must be callable"),
+        (dict(inputs=SQUARE), TypeError, "inputs must be a non-empty list"),
+        (dict(inputs=[]), TypeError, "inputs must be a non-empty list"),
+        (dict(inputs=[np.eye(3, dtype=int)]), TypeError, r"inputs\[0\].*int"),
+        (dict(inputs=[SQUARE, SQUARE.astype(np.float32)]), TypeError, "float64.*float32"),
+        (dict(tolerances=(1e-3, 1e-3)), ValueError, "three non-negative"),
+        (dict(rule=lambda a, g: np.ones((2, 2))), ValueError, r"gradient 0 has shape \(2, 2\)"),
+        (dict(rule=lambda a, g: (g, g)), ValueError, "2 gradient.*1 input"),
+    ],
+)
 def test_check_rule_bad_input(kwargs, error, match):
     args = dict(tf_fn=tf.linalg.inv, rule=inverse_grad, inputs=[SQUARE + 1e-3])
     args.update(kwargs)

@@ -29,8 +29,11 @@ from conftest import ROOT, assert_same_output_kinds_as_the_build, execute_page, 
 # A page measures time when it uses matgrad.timing's timers (not just its
 # format_bytes helper).
 TIMERS = re.compile(r"\b(best_time|median_time|measure)\(")
-TIMED_PAGES = [p for p in toc_pages()
-               if "matgrad.timing" in (text := (ROOT / p).read_text()) and TIMERS.search(text)]
+TIMED_PAGES = [
+    p
+    for p in toc_pages()
+    if "matgrad.timing" in (text := (ROOT / p).read_text()) and TIMERS.search(text)
+]
 DEADLINE = 600  # seconds: a busy loop never outlives this, whatever happens to pytest
 
 
@@ -48,8 +51,9 @@ def busy_cores():
         pytest.skip("MATGRAD_LOAD_TEST=0: the timed pages were not run on a busy machine")
     ctx = mp.get_context("spawn")  # no copy of pytest's state, no inherited threads
     deadline = time.monotonic() + DEADLINE
-    procs = [ctx.Process(target=_spin, args=(deadline,), daemon=True)
-             for _ in range(os.cpu_count() or 1)]
+    procs = [
+        ctx.Process(target=_spin, args=(deadline,), daemon=True) for _ in range(os.cpu_count() or 1)
+    ]
     try:
         for proc in procs:
             proc.start()

@@ -7,7 +7,7 @@ a reader downloads run.  A new chapter is tested as soon as it is listed in
 _toc.yml.
 
 The kernels are forked from a process that has imported TensorFlow once,
-as in the build (_ext/kernel_zygote.py; tests/test_build.py checks that such
+as in the build (bookbuild/kernel_zygote.py; tests/test_build.py checks that such
 a kernel starts in the page's folder with its own environment and shows
 figures). Pages in ordinary fresh kernels run in tests/test_load.py (every
 page that times something) and tests/test_lab.py (in JupyterLab). Each run

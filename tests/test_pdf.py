@@ -86,8 +86,9 @@ def test_every_chapter_title_is_in_the_book(book):
     edition, path, reader, text = book
     outline = _squash(" ".join(_outline_titles(reader.outline)))
     body = _squash(text)
-    missing = [t for t in chapter_titles(edition)
-               if _squash(t) not in outline and _squash(t) not in body]
+    missing = [
+        t for t in chapter_titles(edition) if _squash(t) not in outline and _squash(t) not in body
+    ]
     assert not missing, f"{path.name}: chapter titles not found: {missing}"
     assert reader.outline, f"{path.name} has no bookmarks"
 
@@ -106,7 +107,8 @@ def test_chinese_edition_is_chinese_with_an_embedded_cjk_font(book):
         return
     # (a code-heavy book: about a fifth of the Chinese edition's characters)
     assert chinese > 0.1 * len(re.sub(r"\s", "", text)), (
-        f"{path.name}: only {chinese} CJK characters in {len(text)}")
+        f"{path.name}: only {chinese} CJK characters in {len(text)}"
+    )
     fonts = set()
     for page in reader.pages:
         for font in (page.get("/Resources", {}).get("/Font", {}) or {}).values():
@@ -116,7 +118,9 @@ def test_chinese_edition_is_chinese_with_an_embedded_cjk_font(book):
                 continue
             descriptor = font.get("/FontDescriptor") or (
                 font["/DescendantFonts"][0].get_object().get("/FontDescriptor")
-                if "/DescendantFonts" in font else None)
+                if "/DescendantFonts" in font
+                else None
+            )
             if descriptor is None:
                 continue
             descriptor = descriptor.get_object()
@@ -137,7 +141,8 @@ def test_pages_fit_the_paper_and_count_is_sane(book):
     for number, page in enumerate(reader.pages, 1):
         width, height = float(page.mediabox.width), float(page.mediabox.height)
         assert width <= A4_POINTS[0] + 1 and height <= A4_POINTS[1] + 1, (
-            f"{path.name}: page {number} is {width:.0f} x {height:.0f} pt, larger than A4")
+            f"{path.name}: page {number} is {width:.0f} x {height:.0f} pt, larger than A4"
+        )
 
 
 def test_two_pages_render_to_png(book):
@@ -148,13 +153,31 @@ def test_two_pages_render_to_png(book):
     SHOTS.mkdir(parents=True, exist_ok=True)
     # The first page after the contents whose text shows code (tf.) and
     # that holds an image: a chapter page as a reader sees it.
-    with_code = [n for n, page in enumerate(reader.pages, 1)
-                 if n > 3 and "tf." in (page.extract_text() or "")]
-    chosen = next((n for n in with_code if reader.pages[n - 1].images),
-                  with_code[0] if with_code else None)
+    with_code = [
+        n
+        for n, page in enumerate(reader.pages, 1)
+        if n > 3 and "tf." in (page.extract_text() or "")
+    ]
+    chosen = next(
+        (n for n in with_code if reader.pages[n - 1].images), with_code[0] if with_code else None
+    )
     assert chosen is not None, f"{path.name}: no page with code and a figure"
     for number in (2, chosen):
         stem = SHOTS / f"pdf-{edition}-p{number}"
-        subprocess.run(["pdftoppm", "-png", "-r", "80", "-f", str(number), "-l", str(number),
-                        "-singlefile", str(path), str(stem)], check=True)
+        subprocess.run(
+            [
+                "pdftoppm",
+                "-png",
+                "-r",
+                "80",
+                "-f",
+                str(number),
+                "-l",
+                str(number),
+                "-singlefile",
+                str(path),
+                str(stem),
+            ],
+            check=True,
+        )
         assert stem.with_suffix(".png").stat().st_size > 10_000

@@ -49,7 +49,9 @@ def interpreters() -> dict[tuple[int, int], str]:
     for m, n in WANTED:
         paths += sorted(glob.glob(f"/usr/bin/python{m}.{n}"))
         paths += sorted(glob.glob(f"/usr/local/bin/python{m}.{n}"))
-        paths += sorted(glob.glob(os.path.expanduser(f"~/.pyenv/versions/{m}.{n}.*/bin/python{m}.{n}")))
+        paths += sorted(
+            glob.glob(os.path.expanduser(f"~/.pyenv/versions/{m}.{n}.*/bin/python{m}.{n}"))
+        )
     found: dict[tuple[int, int], str] = {}
     for path in paths:
         info = bookvenv.probe(path)
@@ -61,17 +63,26 @@ def interpreters() -> dict[tuple[int, int], str]:
 @pytest.mark.parametrize("minor", [v for v in WANTED], ids=lambda v: f"{v[0]}.{v[1]}")
 def test_reader_venv_on_this_python(minor, tmp_path):
     if not ENABLED:
-        pytest.skip("builds a venv per Python (a minute each): runs in CI, or with MATGRAD_PYTHONS=1")
+        pytest.skip(
+            "builds a venv per Python (a minute each): runs in CI, or with MATGRAD_PYTHONS=1"
+        )
     if minor == sys.version_info[:2]:
-        pytest.skip(f"Python {minor[0]}.{minor[1]} is the test run's own: the whole build proves it")
+        pytest.skip(
+            f"Python {minor[0]}.{minor[1]} is the test run's own: the whole build proves it"
+        )
     python = interpreters().get(minor)
     if python is None:
         pytest.skip(f"no supported Python {minor[0]}.{minor[1]} on this machine")
     version = bookvenv.probe(python)[1]
     venv = tmp_path / "venv"
     bookvenv.build(python, version, venv, requirements="requirements.txt")
-    out = subprocess.run([str(venv / "bin" / "python"), "-c", _DRIVER, str(ROOT / "index.md")],
-                         capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    out = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", _DRIVER, str(ROOT / "index.md")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     line = out.stdout.strip().splitlines()[-1]
     assert line.startswith(".".join(map(str, version))) and line.endswith("errors: 0"), line

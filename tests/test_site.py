@@ -1,11 +1,11 @@
 """The built site, opened page by page in headless Chromium.
 
 For every page in _toc.yml, in both editions (English, and Chinese under
-zh_CN/): no console error, no request leaving this machine, math typeset by the MathJax the book serves, images loaded and
-described, no log text or warnings in outputs, no horizontal scroll at 1280
-pixels, and a Binder button that opens this page's source.  Full-page
-screenshots (light, and dark for the English pages) go to
-_build/screenshots/ for review.
+zh_CN/): no console error, no request leaving this machine, math typeset by
+the MathJax the book serves, images loaded and described, no log text or
+warnings in outputs, no horizontal scroll at 1280 pixels, and a Binder
+button that opens this page's source. Full-page screenshots (light, and dark
+for the English pages) go to _build/screenshots/ for review.
 
 Outside CI the module is skipped, with the reason, when Chromium or the
 built site is missing; with CI=true both are required.
@@ -63,8 +63,9 @@ def test_page_in_chromium(page, server, browser):
 
     has_math = tab.evaluate("() => document.querySelectorAll('.math').length > 0")
     if has_math:
-        tab.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise",
-                              timeout=20_000)
+        tab.wait_for_function(
+            "() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=20_000
+        )
         tab.evaluate("() => MathJax.startup.promise")
         assert tab.evaluate("() => document.querySelectorAll('mjx-container').length") > 0
     prose = tab.evaluate(PROSE_JS)
@@ -95,8 +96,13 @@ def test_page_in_chromium(page, server, browser):
         tab.screenshot(path=str(SHOTS / f"{name}-dark.png"), full_page=True)
 
     assert not errors, f"{page}: console errors {errors}"
-    outside = sorted({u for u in requests
-                      if urlparse(u).scheme in ("http", "https", "ws", "wss")
-                      and urlparse(u).hostname not in LOCAL})
+    outside = sorted(
+        {
+            u
+            for u in requests
+            if urlparse(u).scheme in ("http", "https", "ws", "wss")
+            and urlparse(u).hostname not in LOCAL
+        }
+    )
     assert not outside, f"{page}: requests to other hosts {outside}"
     context.close()

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import ROOT, toc_pages
 
-MAX_CODE_LINE = 80      # what fits in a code cell at 1280 px without scrolling
+MAX_CODE_LINE = 80  # what fits in a code cell at 1280 px without scrolling
 MAX_PAGE_LINES = 500
 # Chapters and the "Going further" pages share the chapter skeleton.
 CHAPTERS = [p for p in toc_pages() if p.parts[0] in ("chapters", "further")]
@@ -18,16 +18,24 @@ CHAPTERS = [p for p in toc_pages() if p.parts[0] in ("chapters", "further")]
 
 def _visible_code_cells(page):
     nb = jupytext.read(ROOT / page, fmt="md:myst")
-    return [c for c in nb.cells
-            if c.cell_type == "code" and "remove-cell" not in c.metadata.get("tags", [])]
+    return [
+        c
+        for c in nb.cells
+        if c.cell_type == "code" and "remove-cell" not in c.metadata.get("tags", [])
+    ]
 
 
 @pytest.mark.parametrize("page", toc_pages(), ids=str)
 def test_visible_code_lines_fit(page):
-    long = [(len(line), line) for cell in _visible_code_cells(page)
-            for line in cell.source.splitlines() if len(line) > MAX_CODE_LINE]
+    long = [
+        (len(line), line)
+        for cell in _visible_code_cells(page)
+        for line in cell.source.splitlines()
+        if len(line) > MAX_CODE_LINE
+    ]
     assert not long, f"{page}: code lines over {MAX_CODE_LINE} characters:\n" + "\n".join(
-        f"  {n}: {line}" for n, line in long)
+        f"  {n}: {line}" for n, line in long
+    )
 
 
 @pytest.mark.parametrize("page", CHAPTERS, ids=str)
@@ -51,31 +59,33 @@ def test_exercises_have_solutions_and_checks(page):
     for label in labels:
         start = re.search(r"\{solution-start\} " + re.escape(label) + r"\n:class: dropdown", text)
         assert start, f"{page}: exercise {label} has no dropdown solution"
-        after = text[start.end():]
+        after = text[start.end() :]
         end = after.index("{solution-end}")
         rest = after[end:]
         nxt = rest.find("{exercise}")
         tail = rest if nxt < 0 else rest[:nxt]
         assert ":tags: [remove-cell]" in tail and "assert" in tail, (
-            f"{page}: exercise {label} has no hidden check cell after its solution")
+            f"{page}: exercise {label} has no hidden check cell after its solution"
+        )
 
 
 # One meaning per letter ------------------------------------------------------
 # The notation page's table "One meaning per letter" lists every capital letter
 # a page may define. A definition is "<letter> = ..." inside math (not "\bar A =",
-# "d(...) =", "\nabla L =" or a function of the letter such as "\det A ="); where the book fixes what a letter stands for, its
-# right-hand side must match the pattern here (substitutions such as "W = B"
-# included). Letters with no pattern may be defined freely, but only once listed.
+# "d(...) =", "\nabla L =" or a function of the letter such as "\det A ="); where
+# the book fixes what a letter stands for, its right-hand side must match the
+# pattern here (substitutions such as "W = B" included). Letters with no pattern
+# may be defined freely, but only once listed.
 LETTER_RULES = {
     "Z": r"\\tanh|XW",
     "Q": r"Z ?C",
     "P": r"A ?B",
     "R": r"XW - D",
     "S": r"\\tanh\(Z\)",
-    "W": r"B\b",                 # chapter 01: "with W = B" (the puzzle's factor)
-    "X": r"B\b",                 # chapter 02: AXC with X = B
-    "F": r"$^",                  # the Cholesky factor is defined by A = FF^H, never by a formula
-    "D": r"$^",                  # targets are data: never defined by a formula
+    "W": r"B\b",  # chapter 01: "with W = B" (the puzzle's factor)
+    "X": r"B\b",  # chapter 02: AXC with X = B
+    "F": r"$^",  # the Cholesky factor is defined by A = FF^H, never by a formula
+    "D": r"$^",  # targets are data: never defined by a formula
 }
 FORBIDDEN = [
     # complex arrays are split into Re and Im, never into two letters
@@ -102,9 +112,12 @@ def _letter_table():
 
 def _definitions(math):
     for m in re.finditer(r"(?<![\\\w{}^_'])([A-Z])\s*=\s*(?!=)([^,;=]*)", math):
-        before = math[:m.start()]
-        if re.search(r"(\\bar|\\nabla|\\partial|\\hat|\\det|\\log|\\operatorname\{\w+\}|\bd)"
-                     r"\s*\{?\s*$", before):
+        before = math[: m.start()]
+        if re.search(
+            r"(\\bar|\\nabla|\\partial|\\hat|\\det|\\log|\\operatorname\{\w+\}|\bd)"
+            r"\s*\{?\s*$",
+            before,
+        ):
             continue
         yield m.group(1), m.group(2).strip()
 
@@ -123,11 +136,14 @@ def test_one_meaning_per_letter(page):
                 problems.append(f"{why}: ${math.strip()[:70]}$")
         for letter, rhs in _definitions(math):
             if letter not in letters:
-                problems.append(f"{letter} = {rhs[:40]}: {letter} is not in the notation "
-                                "page's table of letters")
+                problems.append(
+                    f"{letter} = {rhs[:40]}: {letter} is not in the notation "
+                    "page's table of letters"
+                )
             elif letter in LETTER_RULES and not re.match(LETTER_RULES[letter], rhs):
-                problems.append(f"{letter} = {rhs[:40]}: the book's {letter} is "
-                                f"{LETTER_RULES[letter]!r}")
+                problems.append(
+                    f"{letter} = {rhs[:40]}: the book's {letter} is {LETTER_RULES[letter]!r}"
+                )
     text = (ROOT / page).read_text()
     for pattern, why in FORBIDDEN[3:]:
         if re.search(pattern, text):
@@ -141,7 +157,9 @@ def test_the_letter_checks_catch_the_old_mistakes():
     assert hits("Z = X + iY") and hits(r"Z = X + i\,W")
     assert hits(r"\partial L/\partial X + i\,\partial L/\partial W")
     assert hits(r"\tfrac12 \lVert XW - Y\rVert^2")
-    assert not hits(r"\partial L/\partial \operatorname{Re} A + i\,\partial L/\partial \operatorname{Im} A")
+    assert not hits(
+        r"\partial L/\partial \operatorname{Re} A + i\,\partial L/\partial \operatorname{Im} A"
+    )
     assert dict(_definitions(r"W = Z C")) == {"W": "Z C"}
     assert not re.match(LETTER_RULES["W"], "Z C")
     assert list(_definitions(r"\bar A = G B^{\mathsf H}")) == []

@@ -32,10 +32,16 @@ def test_symbol_matrix_large_shapes_stay_unambiguous():
     assert len(set(T)) == 22
 
 
-@pytest.mark.parametrize("name, shape, exc", [
-    ("1t", (2, 2), TypeError), (3, (2, 2), TypeError),
-    ("t", (2, 0), ValueError), ("t", (2, 2, 2), ValueError), ("t", "ab", TypeError),
-])
+@pytest.mark.parametrize(
+    "name, shape, exc",
+    [
+        ("1t", (2, 2), TypeError),
+        (3, (2, 2), TypeError),
+        ("t", (2, 0), ValueError),
+        ("t", (2, 2, 2), ValueError),
+        ("t", "ab", TypeError),
+    ],
+)
 def test_symbol_matrix_rejects_bad_input(name, shape, exc):
     with pytest.raises(exc):
         symbol_matrix(name, shape)
@@ -114,7 +120,9 @@ def test_bad_inputs_raise_clear_errors():
 
 
 def test_imports_no_tensorflow():
-    code = ("import sys, matgrad.symbolic, matgrad.jacobian, matgrad.vjp, matgrad.tape, "
-            "matgrad.examples, matgrad.timing; "
-            "sys.exit('tensorflow' in sys.modules)")
+    code = (
+        "import sys, matgrad.symbolic, matgrad.jacobian, matgrad.vjp, matgrad.tape, "
+        "matgrad.examples, matgrad.timing; "
+        "sys.exit('tensorflow' in sys.modules)"
+    )
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0

@@ -15,8 +15,19 @@ from matgrad.tape import Tape, Variable
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 tf = pytest.importorskip("tensorflow")
 
-OPS = ["matmul", "add_row", "add_col", "sub_row", "rsub_col", "square", "scale",
-       "transpose", "colsum", "flat_roundtrip", "reuse_input"]
+OPS = [
+    "matmul",
+    "add_row",
+    "add_col",
+    "sub_row",
+    "rsub_col",
+    "square",
+    "scale",
+    "transpose",
+    "colsum",
+    "flat_roundtrip",
+    "reuse_input",
+]
 
 
 class _NumPyLib:
@@ -43,13 +54,13 @@ def _program(lib, ops, x, w, seed):
         if op == "matmul":
             y = lib.matmul(y, rng.standard_normal((c, c)))
         elif op == "add_row":
-            y = y + rng.standard_normal(c)              # broadcast over rows
+            y = y + rng.standard_normal(c)  # broadcast over rows
         elif op == "add_col":
-            y = y + rng.standard_normal((r, 1))         # broadcast over columns
+            y = y + rng.standard_normal((r, 1))  # broadcast over columns
         elif op == "sub_row":
-            y = y - rng.standard_normal(c)              # Variable - constant
+            y = y - rng.standard_normal(c)  # Variable - constant
         elif op == "rsub_col":
-            y = rng.standard_normal((r, 1)) - y         # constant - Variable
+            y = rng.standard_normal((r, 1)) - y  # constant - Variable
         elif op == "square":
             y = y * y
         elif op == "scale":
@@ -61,14 +72,19 @@ def _program(lib, ops, x, w, seed):
         elif op == "flat_roundtrip":
             y = lib.reshape(lib.reshape(y, (r * c,)), (r, c))
         elif op == "reuse_input" and (r, c) == base:
-            y = y + lib.matmul(x, w)                    # two paths to x and w
+            y = y + lib.matmul(x, w)  # two paths to x and w
     return y
 
 
 @settings(max_examples=60, deadline=None)
-@given(m=st.integers(1, 4), k=st.integers(1, 4), n=st.integers(1, 4),
-       ops=st.lists(st.sampled_from(OPS), max_size=5), seed=st.integers(0, 2**16),
-       upstream=st.booleans())
+@given(
+    m=st.integers(1, 4),
+    k=st.integers(1, 4),
+    n=st.integers(1, 4),
+    ops=st.lists(st.sampled_from(OPS), max_size=5),
+    seed=st.integers(0, 2**16),
+    upstream=st.booleans(),
+)
 def test_tape_matches_gradienttape(m, k, n, ops, seed, upstream):
     rng = np.random.default_rng(seed + 1)
     x0, w0 = rng.standard_normal((m, k)), rng.standard_normal((k, n))
@@ -84,7 +100,7 @@ def test_tape_matches_gradienttape(m, k, n, ops, seed, upstream):
     g = rng.standard_normal(y.shape) if upstream else None
     ours = tape.gradient(y, [x, w], output_gradients=g)
     theirs = tft.gradient(yt, [xt, wt], output_gradients=None if g is None else tf.constant(g))
-    for a, b in zip(ours, theirs):
+    for a, b in zip(ours, theirs, strict=True):
         np.testing.assert_allclose(a, b.numpy(), rtol=1e-9, atol=1e-12)
 
 
@@ -94,8 +110,9 @@ def test_seed_puzzle_default_and_upstream():
         Y = T @ SEED_B
     g = tape.gradient(Y, T)
     # BLAS may add a 1-row and a 5-row product in different orders: a tolerance.
-    np.testing.assert_allclose(g, np.tile(np.ones((1, 3), np.float32) @ SEED_B.T, (5, 1)),
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        g, np.tile(np.ones((1, 3), np.float32) @ SEED_B.T, (5, 1)), rtol=1e-6
+    )
     onehot = np.zeros((5, 3), np.float32)
     onehot[0, 0] = 1
     np.testing.assert_array_equal(tape.gradient(Y, T, output_gradients=onehot)[0], SEED_B[:, 0])
@@ -105,7 +122,7 @@ def test_unused_source_is_none_and_constants_work():
     with Tape() as tape:
         a = tape.watch(np.ones((2, 2)))
         b = tape.watch(np.ones((2, 2)))
-        y = np.full((2, 2), 3.0) @ a          # ndarray @ Variable uses __rmatmul__
+        y = np.full((2, 2), 3.0) @ a  # ndarray @ Variable uses __rmatmul__
     ga, gb = tape.gradient(y, [a, b])
     assert gb is None
     np.testing.assert_array_equal(ga, np.full((2, 2), 6.0))

@@ -9,14 +9,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from matgrad.tf_matmul import (batch_matmul_grad, fd_matmul_grad, matmul_grad,
-                               tf_batch_matmul_grad, tf_matmul_grad)
+from matgrad.tf_matmul import (
+    batch_matmul_grad,
+    fd_matmul_grad,
+    matmul_grad,
+    tf_batch_matmul_grad,
+    tf_matmul_grad,
+)
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 tf = pytest.importorskip("tensorflow")
 
 DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
-MODES = ["plain", "transpose", "adjoint"]        # how each operand enters the product
+MODES = ["plain", "transpose", "adjoint"]  # how each operand enters the product
 
 
 def _tol(dtype):
@@ -40,8 +45,12 @@ def matmul_cases(draw, dtypes=DTYPES):
     a = _random(rng, (k, m) if mode_a != "plain" else (m, k), dtype)
     b = _random(rng, (n, k) if mode_b != "plain" else (k, n), dtype)
     g = _random(rng, (m, n), dtype)
-    flags = dict(transpose_a=mode_a == "transpose", adjoint_a=mode_a == "adjoint",
-                 transpose_b=mode_b == "transpose", adjoint_b=mode_b == "adjoint")
+    flags = dict(
+        transpose_a=mode_a == "transpose",
+        adjoint_a=mode_a == "adjoint",
+        transpose_b=mode_b == "transpose",
+        adjoint_b=mode_b == "adjoint",
+    )
     return a, b, g, flags
 
 
@@ -53,7 +62,7 @@ def _tape(a, b, g, **flags):
 
 
 def _close(ours, theirs, dtype):
-    for x, y in zip(ours, theirs):
+    for x, y in zip(ours, theirs, strict=True):
         assert x.shape == y.shape
         np.testing.assert_allclose(x, y, **_tol(dtype))
 
@@ -76,7 +85,7 @@ def test_matches_registered_function(case):
 @given(matmul_cases(dtypes=[np.float64, np.complex128]))
 def test_matches_finite_differences(case):
     a, b, g, flags = case
-    for x, y in zip(matmul_grad(a, b, g, **flags), fd_matmul_grad(a, b, g, **flags)):
+    for x, y in zip(matmul_grad(a, b, g, **flags), fd_matmul_grad(a, b, g, **flags), strict=True):
         np.testing.assert_allclose(x, y, rtol=1e-6, atol=1e-8)
 
 
@@ -86,7 +95,7 @@ def batch_cases(draw):
     batch = [draw(st.integers(1, 3)) for _ in range(ndim)]
     bx = [1 if draw(st.booleans()) else s for s in batch]
     by = [1 if draw(st.booleans()) else s for s in batch]
-    bx = bx[draw(st.integers(0, ndim)):]               # x may lack leading axes
+    bx = bx[draw(st.integers(0, ndim)) :]  # x may lack leading axes
     m, k, n = (draw(st.integers(1, 3)) for _ in range(3))
     adj_x, adj_y = draw(st.booleans()), draw(st.booleans())
     dtype = draw(st.sampled_from([np.float64, np.complex128]))
@@ -95,7 +104,7 @@ def batch_cases(draw):
     y = _random(rng, tuple(by) + ((n, k) if adj_y else (k, n)), dtype)
     out_batch = np.broadcast_shapes(tuple(bx), tuple(by))
     g = _random(rng, out_batch + (m, n), dtype)
-    if x.ndim == 2 and y.ndim == 2:                     # BatchMatMul needs a batch
+    if x.ndim == 2 and y.ndim == 2:  # BatchMatMul needs a batch
         x, y, g = x[None], y[None], g[None]
     return x, y, g, adj_x, adj_y
 
@@ -117,8 +126,11 @@ def test_batch_matches_gradienttape(case):
 @given(batch_cases())
 def test_batch_matches_registered_function(case):
     x, y, g, adj_x, adj_y = case
-    _close(batch_matmul_grad(x, y, g, adj_x=adj_x, adj_y=adj_y),
-           tf_batch_matmul_grad(x, y, g, adj_x=adj_x, adj_y=adj_y), x.dtype)
+    _close(
+        batch_matmul_grad(x, y, g, adj_x=adj_x, adj_y=adj_y),
+        tf_batch_matmul_grad(x, y, g, adj_x=adj_x, adj_y=adj_y),
+        x.dtype,
+    )
 
 
 def test_the_book_example_shapes():
@@ -134,7 +146,9 @@ def test_errors_name_arguments_and_shapes():
     a, b, g = np.ones((3, 4)), np.ones((4, 2)), np.ones((3, 2))
     with pytest.raises(ValueError, match=r"incompatible shapes: a \(3, 4\).*b \(3, 2\)"):
         matmul_grad(a, np.ones((3, 2)), g)
-    with pytest.raises(ValueError, match=r"grad must have the product's shape \(3, 2\), got \(2, 3\)"):
+    with pytest.raises(
+        ValueError, match=r"grad must have the product's shape \(3, 2\), got \(2, 3\)"
+    ):
         matmul_grad(a, b, np.ones((2, 3)))
     with pytest.raises(ValueError, match=r"a must have rank 2, got rank 1 with shape \(4,\)"):
         matmul_grad(np.ones(4), b, g)
@@ -153,12 +167,13 @@ def test_errors_name_arguments_and_shapes():
     with pytest.raises(ValueError, match=r"grad must have the product's shape \(5, 3, 2\)"):
         batch_matmul_grad(np.ones((5, 3, 4)), np.ones((4, 2)), np.ones((3, 2)))
     with pytest.raises(ValueError, match="incompatible shapes"):
-        tf_matmul_grad(a, np.ones((3, 2)), g)           # checked before TensorFlow runs
+        tf_matmul_grad(a, np.ones((3, 2)), g)  # checked before TensorFlow runs
 
 
 def test_fd_matmul_grad_makes_two_products_per_perturbed_entry(monkeypatch):
     # The docstring: central differences, so two products per entry (plus one at x).
     import matgrad.tf_matmul as tfm
+
     calls = []
     real_apply = tfm._apply_op
 
@@ -169,5 +184,5 @@ def test_fd_matmul_grad_makes_two_products_per_perturbed_entry(monkeypatch):
     monkeypatch.setattr(tfm, "_apply_op", counting)
     a, b, g = np.ones((2, 3)), np.ones((3, 4)), np.ones((2, 4))
     tfm.fd_matmul_grad(a, b, g)
-    products = len(calls) // 2            # _apply_op runs once per operand
+    products = len(calls) // 2  # _apply_op runs once per operand
     assert products == (2 * a.size + 1) + (2 * b.size + 1)

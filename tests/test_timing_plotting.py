@@ -13,8 +13,15 @@ import pytest
 
 from matgrad.jacobian import matmul_jacobian
 from matgrad.plotting import plot_cost, plot_jacobian
-from matgrad.timing import (best_time, fitted_slope, format_bytes, measure, median_time,
-                            slope_position, slope_words)
+from matgrad.timing import (
+    best_time,
+    fitted_slope,
+    format_bytes,
+    measure,
+    median_time,
+    slope_position,
+    slope_words,
+)
 
 
 def test_median_time_counts_calls():
@@ -57,8 +64,10 @@ def test_median_time_needs_a_callable():
         median_time(3)
 
 
-@pytest.mark.parametrize("n, text", [(0, "0 B"), (1023, "1023 B"), (1536, "1.5 KiB"),
-                                     (2**28, "256 MiB"), (2**50 * 16, "16 PiB")])
+@pytest.mark.parametrize(
+    "n, text",
+    [(0, "0 B"), (1023, "1023 B"), (1536, "1.5 KiB"), (2**28, "256 MiB"), (2**50 * 16, "16 PiB")],
+)
 def test_format_bytes(n, text):
     assert format_bytes(n) == text
 
@@ -75,7 +84,7 @@ def test_plot_jacobian_draws_block_lines():
 def test_plot_cost_guides_and_errors():
     ax = plot_cost([1, 2, 4], {"a": [1, 8, 64], "b": [1, 4, 16]}, slopes={"a": 3})
     guide = ax.lines[1].get_ydata()
-    np.testing.assert_allclose(guide, [1, 8, 64])   # slope 3 through a's last point
+    np.testing.assert_allclose(guide, [1, 8, 64])  # slope 3 through a's last point
     with pytest.raises(ValueError, match="not plotted"):
         plot_cost([1, 2], {"a": [1, 2]}, slopes={"c": 2})
     with pytest.raises(ValueError, match="has shape"):
@@ -84,11 +93,15 @@ def test_plot_cost_guides_and_errors():
 
 # ---- the Chinese twin of each figure (matgrad.plotting.show) ---------------
 
+
 def _texts(ax):
     """The words and numbers of a figure's axes: labels, title, legend, ticks."""
     fig = ax.figure
-    texts = [t.get_text() for a in fig.axes for t in
-             (a.xaxis.label, a.yaxis.label, a.title, *a.get_xticklabels(), *a.get_yticklabels())]
+    texts = [
+        t.get_text()
+        for a in fig.axes
+        for t in (a.xaxis.label, a.yaxis.label, a.title, *a.get_xticklabels(), *a.get_yticklabels())
+    ]
     legend = ax.get_legend()
     return texts + ([t.get_text() for t in legend.get_texts()] if legend else [])
 
@@ -97,8 +110,11 @@ def _shown(monkeypatch):
     import IPython.display
 
     shown = []
-    monkeypatch.setattr(IPython.display, "display",
-                        lambda data, metadata=None, raw=False: shown.append((data, metadata)))
+    monkeypatch.setattr(
+        IPython.display,
+        "display",
+        lambda data, metadata=None, raw=False: shown.append((data, metadata)),
+    )
     return shown
 
 
@@ -115,23 +131,26 @@ def test_show_displays_english_with_the_chinese_twin_in_the_metadata(monkeypatch
     chinese = _texts(ax.figure.matgrad_redraw("zh_CN", {"one VJP": "一次 VJP"}))
     assert "time (s)" in english and "时间（秒）" in chinese and "一次 VJP" in chinese
     numbers = [t for t in english if not any(c.isalpha() for c in t.replace("$", ""))]
-    assert numbers and all(t in chinese for t in numbers)   # the same ticks
+    assert numbers and all(t in chinese for t in numbers)  # the same ticks
     plt.close("all")
     ax = plot_cost([4, 8, 16], {"one VJP": [1.0, 2.0, 4.0]})
     show({"one VJP": "一次 VJP"})
-    (data, metadata), = shown
+    ((data, metadata),) = shown
     png = base64.b64decode
     assert png(data["image/png"]).startswith(b"\x89PNG")
     twin = metadata["matgrad"]["zh_CN"]["image/png"]
     assert png(twin).startswith(b"\x89PNG") and twin != data["image/png"]
-    assert not plt.get_fignums()                            # both figures closed
+    assert not plt.get_fignums()  # both figures closed
 
 
 def test_plot_jacobian_has_chinese_labels():
     import re
 
-    ax = plot_jacobian(matmul_jacobian(np.ones((5, 3)), np.ones((3, 3)), wrt="a"),
-                       title=r"$\partial Y / \partial T$", lang="zh_CN")
+    ax = plot_jacobian(
+        matmul_jacobian(np.ones((5, 3)), np.ones((3, 3)), wrt="a"),
+        title=r"$\partial Y / \partial T$",
+        lang="zh_CN",
+    )
     labels = [ax.get_xlabel(), ax.get_ylabel(), ax.figure.axes[1].get_ylabel()]
     assert all(re.search("[\u4e00-\u9fff]", label) for label in labels), labels
     assert "(5, 3)" in ax.get_ylabel() and ax.get_title() == r"$\partial Y / \partial T$"
@@ -163,7 +182,7 @@ def test_without_a_cjk_font_the_metadata_says_why(monkeypatch):
     monkeypatch.setattr(plotting, "cjk_font", lambda: None)
     plot_cost([1, 2, 4], {"a": [1, 2, 4]})
     plotting.show({"a": "甲"})
-    (_, metadata), = shown
+    ((_, metadata),) = shown
     assert metadata["matgrad"]["zh_CN"] is None
     assert "fonts-noto-cjk" in metadata["matgrad"]["error"]
 

@@ -23,8 +23,9 @@ def test_matmul_vjp_and_jvp_rules(m, k, n, seed):
     np.testing.assert_allclose(vjp_from_jacobian(J, v), v @ b.T, atol=1e-12)
     np.testing.assert_allclose(jvp_from_jacobian(J, u), u @ b, atol=1e-12)
     # <v, J u> == <J^T v, u>
-    np.testing.assert_allclose(np.sum(v * jvp_from_jacobian(J, u)),
-                               np.sum(vjp_from_jacobian(J, v) * u), atol=1e-10)
+    np.testing.assert_allclose(
+        np.sum(v * jvp_from_jacobian(J, u)), np.sum(vjp_from_jacobian(J, v) * u), atol=1e-10
+    )
 
 
 @settings(max_examples=20, deadline=None)
@@ -49,7 +50,7 @@ def test_rebuilding_a_nonlinear_jacobian():
 
 
 def test_scalar_output_vjp():
-    J = np.arange(6.0).reshape(2, 3)          # Jacobian of a scalar w.r.t. (2, 3)
+    J = np.arange(6.0).reshape(2, 3)  # Jacobian of a scalar w.r.t. (2, 3)
     np.testing.assert_array_equal(vjp_from_jacobian(J, np.float64(2.0)), 2 * J)
 
 
@@ -78,8 +79,9 @@ def test_vjp_from_jacobian_does_not_conjugate():
     g = rng.standard_normal((2, 4)) + 1j * rng.standard_normal((2, 4))
     J = matmul_jacobian(t, b, wrt="a")
     np.testing.assert_allclose(vjp_from_jacobian(J, g), g @ b.T, rtol=1e-12)
-    np.testing.assert_allclose(np.conj(vjp_from_jacobian(J, np.conj(g))), g @ b.conj().T,
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        np.conj(vjp_from_jacobian(J, np.conj(g))), g @ b.conj().T, rtol=1e-12
+    )
 
 
 @settings(max_examples=20, deadline=None)

@@ -11,8 +11,18 @@ tests never pay for importing TensorFlow:
 
 __version__ = "0.1.0"
 __all__ = [
-    "examples", "symbolic", "jacobian", "vjp", "tape", "tf_matmul", "tf_env", "plotting", "timing",
-    "floats", "linalg_grads", "checking",
+    "examples",
+    "symbolic",
+    "jacobian",
+    "vjp",
+    "tape",
+    "tf_matmul",
+    "tf_env",
+    "plotting",
+    "timing",
+    "floats",
+    "linalg_grads",
+    "checking",
 ]
 
 

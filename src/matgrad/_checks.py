@@ -31,7 +31,9 @@ def check_ndim(arr: np.ndarray, name: str, ndim: int | tuple[int, ...]) -> None:
     allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
     if arr.ndim not in allowed:
         want = " or ".join(str(n) for n in allowed)
-        raise ValueError(f"{name} must have rank {want}, got rank {arr.ndim} with shape {arr.shape}")
+        raise ValueError(
+            f"{name} must have rank {want}, got rank {arr.ndim} with shape {arr.shape}"
+        )
 
 
 def check_callable(f, name: str) -> None:
@@ -54,7 +56,8 @@ def as_shape(shape, name: str) -> tuple[int, ...]:
 
 
 def check_square(arr: np.ndarray, name: str) -> None:
-    """Raise ValueError unless ``arr`` is a (batch of) square matrices: rank >= 2, last two equal."""
+    """Raise ValueError unless ``arr`` is a (batch of) square matrices: rank >= 2,
+    the last two axes equal."""
     if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2]:
         raise ValueError(
             f"{name} must be a square matrix or a batch of them (shape (..., n, n)), "

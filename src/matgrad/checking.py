@@ -35,7 +35,9 @@ COLUMNS = ("tape", "compute_gradient", "central diff.")
 
 
 def _precision(dtype) -> str:
-    return "single" if np.dtype(dtype) in (np.dtype(np.float32), np.dtype(np.complex64)) else "double"
+    return (
+        "single" if np.dtype(dtype) in (np.dtype(np.float32), np.dtype(np.complex64)) else "double"
+    )
 
 
 def _scaled_diff(ours, reference) -> float:
@@ -63,7 +65,7 @@ class RuleCheck:
     @property
     def passed(self) -> tuple:
         """One bool per reference: is the difference within its tolerance?"""
-        return tuple(d <= t for d, t in zip(self.diffs, self.tolerances))
+        return tuple(d <= t for d, t in zip(self.diffs, self.tolerances, strict=True))
 
     @property
     def ok(self) -> bool:
@@ -71,7 +73,9 @@ class RuleCheck:
 
     def row(self) -> str:
         cells = [self.name, self.dtype, self.shapes]
-        cells += [f"{d:.1e}" + ("" if p else " ✗") for d, p in zip(self.diffs, self.passed)]
+        cells += [
+            f"{d:.1e}" + ("" if p else " ✗") for d, p in zip(self.diffs, self.passed, strict=True)
+        ]
         return "| " + " | ".join(cells) + " |"
 
     def _repr_markdown_(self) -> str:
@@ -103,10 +107,11 @@ def _as_tuple(grads, n: int, shapes) -> tuple:
     grads = tuple(grads)
     if len(grads) != n:
         raise ValueError(f"rule returned {len(grads)} gradient(s) for {n} input(s)")
-    for k, (g, shape) in enumerate(zip(grads, shapes)):
+    for k, (g, shape) in enumerate(zip(grads, shapes, strict=True)):
         if np.shape(g) != shape:
-            raise ValueError(f"rule's gradient {k} has shape {np.shape(g)}, "
-                             f"but input {k} has shape {shape}")
+            raise ValueError(
+                f"rule's gradient {k} has shape {np.shape(g)}, but input {k} has shape {shape}"
+            )
     return tuple(np.asarray(g) for g in grads)
 
 
@@ -130,8 +135,11 @@ def _rule_jacobian(rule, inputs, k, y_shape, y_dtype) -> np.ndarray:
         v = np.zeros(y_shape, dtype=y_dtype)
         v.reshape(-1).view(np.zeros(0, y_dtype).real.dtype)[r] = 1
         g = _as_tuple(rule(*inputs, v), len(inputs), [x.shape for x in inputs])[k]
-        rows.append(np.ascontiguousarray(g, dtype=inputs[k].dtype).reshape(-1)
-                    .view(np.zeros(0, inputs[k].dtype).real.dtype))
+        rows.append(
+            np.ascontiguousarray(g, dtype=inputs[k].dtype)
+            .reshape(-1)
+            .view(np.zeros(0, inputs[k].dtype).real.dtype)
+        )
     return np.array(rows)
 
 
@@ -154,8 +162,9 @@ def _central_differences(tf_fn, inputs, v, k) -> np.ndarray:
     return d_re + 1j * d_im
 
 
-def check_rule(tf_fn, rule, inputs, *, name: str | None = None, seed: int = 0,
-               tolerances: tuple | None = None) -> RuleCheck:
+def check_rule(
+    tf_fn, rule, inputs, *, name: str | None = None, seed: int = 0, tolerances: tuple | None = None
+) -> RuleCheck:
     """Check the NumPy gradient ``rule`` of ``tf_fn`` at ``inputs`` three ways.
 
     ``tf_fn(*tensors)`` returns one tensor; ``rule(*inputs, grad)`` returns
@@ -168,8 +177,9 @@ def check_rule(tf_fn, rule, inputs, *, name: str | None = None, seed: int = 0,
     check_callable(tf_fn, "tf_fn")
     check_callable(rule, "rule")
     if isinstance(inputs, np.ndarray) or not isinstance(inputs, (list, tuple)) or not inputs:
-        raise TypeError(f"inputs must be a non-empty list or tuple of arrays, "
-                        f"got {type(inputs).__name__}")
+        raise TypeError(
+            f"inputs must be a non-empty list or tuple of arrays, got {type(inputs).__name__}"
+        )
     inputs = [as_array(x, f"inputs[{k}]") for k, x in enumerate(inputs)]
     check_same_dtype(**{f"inputs[{k}]": x for k, x in enumerate(inputs)})
     dtype = inputs[0].dtype
@@ -177,8 +187,10 @@ def check_rule(tf_fn, rule, inputs, *, name: str | None = None, seed: int = 0,
         tolerances = TOLERANCES[_precision(dtype)]
     tolerances = tuple(float(t) for t in tolerances)
     if len(tolerances) != 3 or not all(t >= 0 for t in tolerances):
-        raise ValueError(f"tolerances must be three non-negative numbers "
-                         f"(tape, compute_gradient, central differences), got {tolerances}")
+        raise ValueError(
+            f"tolerances must be three non-negative numbers "
+            f"(tape, compute_gradient, central differences), got {tolerances}"
+        )
     tf = _tf()
     rng = np.random.default_rng(seed)
 
@@ -192,19 +204,31 @@ def check_rule(tf_fn, rule, inputs, *, name: str | None = None, seed: int = 0,
     v = _random_like(rng, y_shape, y_dtype)
     theirs = tape.gradient(y, tensors, output_gradients=tf.constant(v))
     ours = _as_tuple(rule(*inputs, v), len(inputs), [x.shape for x in inputs])
-    d_tape = max(_scaled_diff(g, np.zeros_like(g) if t is None else t.numpy())
-                 for g, t in zip(ours, theirs))
+    d_tape = max(
+        _scaled_diff(g, np.zeros_like(g) if t is None else t.numpy())
+        for g, t in zip(ours, theirs, strict=True)
+    )
 
     # (b) TensorFlow's gradient checker: its numerical Jacobian against the rule's
-    delta = 2.0 ** -10 if _precision(dtype) == "single" else 2.0 ** -20
+    delta = 2.0**-10 if _precision(dtype) == "single" else 2.0**-20
     _, numerical = tf.test.compute_gradient(tf_fn, inputs, delta=delta)
-    d_cg = max(_scaled_diff(_rule_jacobian(rule, inputs, k, y_shape, y_dtype), numerical[k])
-               for k in range(len(inputs)))
+    d_cg = max(
+        _scaled_diff(_rule_jacobian(rule, inputs, k, y_shape, y_dtype), numerical[k])
+        for k in range(len(inputs))
+    )
 
     # (c) central differences of Re<V, f(x)> in double precision
-    d_fd = max(_scaled_diff(ours[k], _central_differences(tf_fn, inputs, v, k))
-               for k in range(len(inputs)))
+    d_fd = max(
+        _scaled_diff(ours[k], _central_differences(tf_fn, inputs, v, k)) for k in range(len(inputs))
+    )
 
     shapes = ", ".join(str(x.shape) for x in inputs)
-    return RuleCheck(name or getattr(rule, "__name__", "rule"), np.dtype(dtype).name, shapes,
-                     d_tape, d_cg, d_fd, tolerances)
+    return RuleCheck(
+        name or getattr(rule, "__name__", "rule"),
+        np.dtype(dtype).name,
+        shapes,
+        d_tape,
+        d_cg,
+        d_fd,
+        tolerances,
+    )

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-_active: list["MultiplicationCounter"] = []
+_active: list[MultiplicationCounter] = []
 
 
 class MultiplicationCounter:
@@ -38,7 +38,7 @@ class MultiplicationCounter:
     def total(self) -> int:
         return sum(self.by_op.values())
 
-    def __enter__(self) -> "MultiplicationCounter":
+    def __enter__(self) -> MultiplicationCounter:
         _active.append(self)
         return self
 
@@ -74,7 +74,8 @@ def matmul_multiplications(a_shape, b_shape) -> int:
         batch = np.broadcast_shapes(a2[:-2], b2[:-2])
     except ValueError:
         raise ValueError(
-            f"matmul: the batch axes do not broadcast, a has shape {a_shape} and b has shape {b_shape}"
+            f"matmul: the batch axes do not broadcast, a has shape {a_shape} "
+            f"and b has shape {b_shape}"
         ) from None
     return math.prod(batch) * a2[-2] * a2[-1] * b2[-1]
 

@@ -27,7 +27,9 @@ def ulps(actual, desired) -> int:
     a = as_array(actual, "actual", allow_complex=False)
     d = as_array(desired, "desired", allow_complex=False)
     if a.shape != d.shape:
-        raise ValueError(f"actual and desired must have the same shape, got {a.shape} and {d.shape}")
+        raise ValueError(
+            f"actual and desired must have the same shape, got {a.shape} and {d.shape}"
+        )
     if a.size == 0:
         return 0
     unit = np.abs(np.spacing(d))
@@ -44,12 +46,13 @@ def correctly_rounded(x: Fraction, dtype) -> np.floating:
     dtype = np.dtype(dtype)
     if dtype.kind != "f" or dtype.itemsize > 8:
         raise TypeError(f"dtype must be float16, float32 or float64, got {dtype}")
-    guess = dtype.type(float(x))                      # at most one step away
+    guess = dtype.type(float(x))  # at most one step away
     up, down = np.nextafter(guess, dtype.type(np.inf)), np.nextafter(guess, dtype.type(-np.inf))
     bits = {2: np.uint16, 4: np.uint32, 8: np.uint64}[dtype.itemsize]
     # nearest first, then the one whose last bit is even
-    return min((guess, up, down),
-               key=lambda c: (abs(Fraction(float(c)) - x), int(c.view(bits)) & 1))
+    return min(
+        (guess, up, down), key=lambda c: (abs(Fraction(float(c)) - x), int(c.view(bits)) & 1)
+    )
 
 
 def three_term_sums(x0, x1, x2, names=("b0", "b1", "b2")) -> dict[str, np.floating]:
@@ -63,8 +66,9 @@ def three_term_sums(x0, x1, x2, names=("b0", "b1", "b2")) -> dict[str, np.floati
     """
     terms = [np.asarray(x)[()] for x in (x0, x1, x2)]
     if any(not np.issubdtype(t.dtype, np.floating) for t in terms):
-        raise TypeError(f"x0, x1, x2 must be floating-point scalars, got "
-                        f"{[str(t.dtype) for t in terms]}")
+        raise TypeError(
+            f"x0, x1, x2 must be floating-point scalars, got {[str(t.dtype) for t in terms]}"
+        )
     if len({t.dtype for t in terms}) != 1:
         raise TypeError(f"x0, x1, x2 must share one dtype, got {[str(t.dtype) for t in terms]}")
     if terms[0].dtype.itemsize > 8:

@@ -73,7 +73,8 @@ def numeric_hessian(f, x, eps=None) -> np.ndarray:
     y0 = np.asarray(f(x.copy()))
     if y0.shape != ():
         raise ValueError(
-            f"f must return a scalar for numeric_hessian, got shape {y0.shape} at x of shape {x.shape}"
+            f"f must return a scalar for numeric_hessian, got shape {y0.shape} "
+            f"at x of shape {x.shape}"
         )
     flat = x.reshape(-1)
     h = eps * np.maximum(1.0, np.abs(flat))
@@ -88,8 +89,9 @@ def numeric_hessian(f, x, eps=None) -> np.ndarray:
     H = np.empty((n, n))
     for i in range(n):
         for k in range(i, n):
-            second = (at(i, 1, k, 1) - at(i, 1, k, -1) - at(i, -1, k, 1)
-                      + at(i, -1, k, -1)) / (4 * h[i] * h[k])
+            second = (at(i, 1, k, 1) - at(i, 1, k, -1) - at(i, -1, k, 1) + at(i, -1, k, -1)) / (
+                4 * h[i] * h[k]
+            )
             H[i, k] = H[k, i] = second
     return H.reshape(x.shape + x.shape)
 

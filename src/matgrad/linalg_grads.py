@@ -33,8 +33,16 @@ import numpy as np
 
 from ._checks import as_array, check_same_dtype, check_shape, check_square
 
-__all__ = ["bias_add_grad", "inverse_grad", "det_grad", "det_grad_as_registered",
-           "logdet_grad", "einsum_grad", "cholesky_grad", "adjugate"]
+__all__ = [
+    "bias_add_grad",
+    "inverse_grad",
+    "det_grad",
+    "det_grad_as_registered",
+    "logdet_grad",
+    "einsum_grad",
+    "cholesky_grad",
+    "adjugate",
+]
 
 
 def _H(x: np.ndarray) -> np.ndarray:
@@ -48,8 +56,12 @@ def _matrix_and_grad(a, grad, a_name: str, grad_shape_of):
     check_square(a, a_name)
     grad = as_array(grad, "grad")
     check_same_dtype(**{a_name: a, "grad": grad})
-    check_shape(grad, "grad", grad_shape_of(a.shape),
-                f"the op's output shape for {a_name} of shape {a.shape}")
+    check_shape(
+        grad,
+        "grad",
+        grad_shape_of(a.shape),
+        f"the op's output shape for {a_name} of shape {a.shape}",
+    )
     return a, grad
 
 
@@ -65,8 +77,10 @@ def bias_add_grad(grad, *, data_format: str = "NHWC"):
     if data_format not in ("NHWC", "NCHW"):
         raise ValueError(f'data_format must be "NHWC" or "NCHW", got {data_format!r}')
     if grad.ndim < 2:
-        raise ValueError(f"grad must have rank 2 or more (a batch of examples), "
-                         f"got rank {grad.ndim} with shape {grad.shape}")
+        raise ValueError(
+            f"grad must have rank 2 or more (a batch of examples), "
+            f"got rank {grad.ndim} with shape {grad.shape}"
+        )
     keep = grad.ndim - 1 if data_format == "NHWC" else 1
     return grad.sum(axis=tuple(i for i in range(grad.ndim) if i != keep))
 
@@ -143,11 +157,15 @@ def _parse_subscripts(subscripts, operands):
     if not isinstance(subscripts, str):
         raise TypeError(f"subscripts must be a string such as 'ij,jk->ik', got {subscripts!r}")
     if isinstance(operands, np.ndarray) or not isinstance(operands, (list, tuple)):
-        raise TypeError(f"operands must be a list or tuple of arrays, got {type(operands).__name__}")
+        raise TypeError(
+            f"operands must be a list or tuple of arrays, got {type(operands).__name__}"
+        )
     spec = subscripts.replace(" ", "")
     if "..." in spec:
-        raise ValueError(f"subscripts {subscripts!r}: the ellipsis '...' is not supported; "
-                         f"name every axis with a letter")
+        raise ValueError(
+            f"subscripts {subscripts!r}: the ellipsis '...' is not supported; "
+            f"name every axis with a letter"
+        )
     if spec.count("->") > 1:
         raise ValueError(f"subscripts {subscripts!r} has more than one '->'")
     inputs, _, out = spec.partition("->")
@@ -157,28 +175,35 @@ def _parse_subscripts(subscripts, operands):
         out = "".join(sorted(c for c, k in counts.items() if k == 1))
     bad = set("".join(terms) + out) - set(string.ascii_letters)
     if bad:
-        raise ValueError(f"subscripts {subscripts!r} may use only letters, '->' and ','; "
-                         f"got {sorted(bad)}")
+        raise ValueError(
+            f"subscripts {subscripts!r} may use only letters, '->' and ','; got {sorted(bad)}"
+        )
     if len(terms) != len(operands):
-        raise ValueError(f"subscripts {subscripts!r} name {len(terms)} operand(s) but "
-                         f"{len(operands)} were given")
+        raise ValueError(
+            f"subscripts {subscripts!r} name {len(terms)} operand(s) but {len(operands)} were given"
+        )
     if len(set(out)) != len(out):
         raise ValueError(f"subscripts {subscripts!r}: the output repeats a letter")
     arrays, sizes = [], {}
-    for k, (term, x) in enumerate(zip(terms, operands)):
+    for k, (term, x) in enumerate(zip(terms, operands, strict=True)):
         x = as_array(x, f"operands[{k}]")
         if x.ndim != len(term):
-            raise ValueError(f"subscripts {subscripts!r}: term {term!r} has {len(term)} "
-                             f"letter(s) but operands[{k}] has shape {x.shape}")
-        for c, n in zip(term, x.shape):
+            raise ValueError(
+                f"subscripts {subscripts!r}: term {term!r} has {len(term)} "
+                f"letter(s) but operands[{k}] has shape {x.shape}"
+            )
+        for c, n in zip(term, x.shape, strict=True):
             if sizes.setdefault(c, n) != n:
-                raise ValueError(f"subscripts {subscripts!r}: letter {c!r} has size {sizes[c]} "
-                                 f"and {n} (operands[{k}] has shape {x.shape})")
+                raise ValueError(
+                    f"subscripts {subscripts!r}: letter {c!r} has size {sizes[c]} "
+                    f"and {n} (operands[{k}] has shape {x.shape})"
+                )
         arrays.append(x)
     missing = set(out) - set(sizes)
     if missing:
-        raise ValueError(f"subscripts {subscripts!r}: output letter(s) {sorted(missing)} "
-                         f"appear in no operand")
+        raise ValueError(
+            f"subscripts {subscripts!r}: output letter(s) {sorted(missing)} appear in no operand"
+        )
     return terms, out, arrays, sizes
 
 
@@ -196,23 +221,23 @@ def einsum_grad(subscripts, operands, grad):
     terms, out, arrays, sizes = _parse_subscripts(subscripts, operands)
     grad = as_array(grad, "grad")
     check_same_dtype(**{f"operands[{k}]": x for k, x in enumerate(arrays)}, grad=grad)
-    check_shape(grad, "grad", tuple(sizes[c] for c in out),
-                f"the output shape of {subscripts!r}")
+    check_shape(grad, "grad", tuple(sizes[c] for c in out), f"the output shape of {subscripts!r}")
     conj = [np.conj(x) for x in arrays]
     grads = []
     for k, term in enumerate(terms):
         others = [t for j, t in enumerate(terms) if j != k]
-        unique = "".join(dict.fromkeys(term))          # letters of term, first occurrences
+        unique = "".join(dict.fromkeys(term))  # letters of term, first occurrences
         reached = set(out).union(*others)
         kept = "".join(c for c in unique if c in reached)
-        g = np.einsum(",".join([out] + others) + "->" + kept, grad,
-                      *[x for j, x in enumerate(conj) if j != k])
+        g = np.einsum(
+            ",".join([out] + others) + "->" + kept, grad, *[x for j, x in enumerate(conj) if j != k]
+        )
         # letters summed out inside operand k alone: broadcast back along them
         g = g.reshape([sizes[c] if c in kept else 1 for c in unique])
         g = np.broadcast_to(g, [sizes[c] for c in unique])
         if unique == term:
             grads.append(np.array(g, dtype=arrays[k].dtype))
-        else:                                           # repeated letters: fill the diagonal
+        else:  # repeated letters: fill the diagonal
             full = np.zeros(arrays[k].shape, dtype=arrays[k].dtype)
             np.einsum(term + "->" + unique, full)[...] = g
             grads.append(full)

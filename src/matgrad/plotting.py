@@ -17,7 +17,6 @@ drawing boxes.
 from __future__ import annotations
 
 import base64
-import functools
 import math
 import re
 
@@ -66,7 +65,8 @@ def _remember(ax, function, args, kwargs):
     """Let ``show`` draw the same figure again, in the other language."""
     if kwargs.get("ax") is None:
         ax.figure.matgrad_redraw = lambda lang, words: function(
-            *args, **{**kwargs, "lang": lang, "words": words})
+            *args, **{**kwargs, "lang": lang, "words": words}
+        )
 
 
 def _axes(ax, figsize):
@@ -77,8 +77,17 @@ def _axes(ax, figsize):
     return ax
 
 
-def plot_jacobian(J, out_ndim=None, *, ax=None, title=None, cmap="RdBu_r", figsize=(4.2, 4.2),
-                  lang="en", words=None):
+def plot_jacobian(
+    J,
+    out_ndim=None,
+    *,
+    ax=None,
+    title=None,
+    cmap="RdBu_r",
+    figsize=(4.2, 4.2),
+    lang="en",
+    words=None,
+):
     """Heatmap of a Jacobian array flattened row-major, with its blocks outlined.
 
     Rows are output entries, columns input entries.  Thin lines mark where the
@@ -109,14 +118,25 @@ def plot_jacobian(J, out_ndim=None, *, ax=None, title=None, cmap="RdBu_r", figsi
     if title:
         ax.set_title(text(title))
     ax.figure.colorbar(im, ax=ax, shrink=0.8, label=text("partial derivative"))
-    _remember(ax, plot_jacobian, (J, out_ndim),
-              dict(ax=given_ax, title=title, cmap=cmap, figsize=figsize))
+    _remember(
+        ax, plot_jacobian, (J, out_ndim), dict(ax=given_ax, title=title, cmap=cmap, figsize=figsize)
+    )
     return ax
 
 
-def plot_cost(sizes, series: dict, *, ax=None, slopes=None, ylabel="time (s)",
-              xlabel="n (matrices are n x n)", title=None, figsize=(5.5, 3.8),
-              lang="en", words=None):
+def plot_cost(
+    sizes,
+    series: dict,
+    *,
+    ax=None,
+    slopes=None,
+    ylabel="time (s)",
+    xlabel="n (matrices are n x n)",
+    title=None,
+    figsize=(5.5, 3.8),
+    lang="en",
+    words=None,
+):
     """Log-log cost curves, one per entry of ``series`` ({label: values}).
 
     ``slopes`` maps a series label to a power p, or to a sequence of powers:
@@ -137,7 +157,7 @@ def plot_cost(sizes, series: dict, *, ax=None, slopes=None, ylabel="time (s)",
         raise ValueError(f"slopes names series that are not plotted: {sorted(unknown)}")
     ax = _axes(ax, figsize)
     markers = "osD^v<>"
-    for (label, values), marker in zip(series.items(), markers * 3):
+    for (label, values), marker in zip(series.items(), markers * 3, strict=False):
         values = np.asarray(values, dtype=float)
         if values.shape != sizes.shape:
             raise ValueError(f"series {label!r} has shape {values.shape}, sizes {sizes.shape}")
@@ -147,8 +167,15 @@ def plot_cost(sizes, series: dict, *, ax=None, slopes=None, ylabel="time (s)",
             span = sizes[-3:]
             guide = values[-1] * (span / span[-1]) ** p
             ax.loglog(span, guide, ls="--", color=line.get_color(), lw=1, alpha=0.6)
-            ax.annotate(f"$n^{{{p:g}}}$", (span[0], guide[0]), color=line.get_color(),
-                        fontsize=10, xytext=(-4, -4), textcoords="offset points", ha="right")
+            ax.annotate(
+                f"$n^{{{p:g}}}$",
+                (span[0], guide[0]),
+                color=line.get_color(),
+                fontsize=10,
+                xytext=(-4, -4),
+                textcoords="offset points",
+                ha="right",
+            )
     ax.xaxis.set_major_locator(FixedLocator(sizes))
     ax.xaxis.set_major_formatter(lambda x, _: f"{x:g}")
     ax.xaxis.set_minor_locator(NullLocator())
@@ -159,8 +186,14 @@ def plot_cost(sizes, series: dict, *, ax=None, slopes=None, ylabel="time (s)",
         ax.set_title(text(title))
     ax.legend(fontsize=8)
     ax.grid(True, which="major", alpha=0.3)
-    _remember(ax, plot_cost, (sizes, series), dict(ax=given_ax, slopes=slopes, ylabel=ylabel,
-                                                   xlabel=xlabel, title=title, figsize=figsize))
+    _remember(
+        ax,
+        plot_cost,
+        (sizes, series),
+        dict(
+            ax=given_ax, slopes=slopes, ylabel=ylabel, xlabel=xlabel, title=title, figsize=figsize
+        ),
+    )
     return ax
 
 
@@ -194,22 +227,27 @@ def show(words=None, *, fig=None):
     fig = plt.gcf() if fig is None else fig
     redraw = getattr(fig, "matgrad_redraw", None)
     if redraw is None:
-        raise ValueError("show() needs a figure drawn by plot_jacobian or plot_cost "
-                         "(without ax=); this one was not")
+        raise ValueError(
+            "show() needs a figure drawn by plot_jacobian or plot_cost "
+            "(without ax=); this one was not"
+        )
     font = cjk_font()
     if font is None:
-        twin = {"zh_CN": None, "error": (
-            "matplotlib found no CJK font (one of " + ", ".join(CJK_FONTS) + "), so the "
-            "Chinese figure was not drawn: install one (Debian/Ubuntu: apt-get install "
-            "fonts-noto-cjk), remove matplotlib's font cache (matplotlib.get_cachedir()) "
-            "and execute the page again")}
+        twin = {
+            "zh_CN": None,
+            "error": (
+                "matplotlib found no CJK font (one of " + ", ".join(CJK_FONTS) + "), so the "
+                "Chinese figure was not drawn: install one (Debian/Ubuntu: apt-get install "
+                "fonts-noto-cjk), remove matplotlib's font cache (matplotlib.get_cachedir()) "
+                "and execute the page again"
+            ),
+        }
     else:
         with plt.rc_context({"font.family": ["DejaVu Sans", font]}):
             zh_fig = redraw("zh_CN", words).figure
             twin = {"zh_CN": {"image/png": _png(zh_fig)}}
         plt.close(zh_fig)
-    display({"image/png": _png(fig), "text/plain": repr(fig)},
-            metadata={"matgrad": twin}, raw=True)
+    display({"image/png": _png(fig), "text/plain": repr(fig)}, metadata={"matgrad": twin}, raw=True)
     plt.close(fig)
 
 
@@ -250,20 +288,26 @@ def plot_chain_order(factors=None, *, words=None, ax=None, figsize=(7.0, 3.0), l
     given = dict(factors=factors, ax=ax, figsize=figsize)
     zh = lang == "zh_CN"
     if factors is None:
-        formulas = ["L = ΣZ²", "Z = tanh(Y)", "Y = TB"] if zh else [
-            "$L = \\sum Z^2$", "$Z = \\tanh(Y)$", "$Y = TB$"]
+        formulas = (
+            ["L = ΣZ²", "Z = tanh(Y)", "Y = TB"]
+            if zh
+            else ["$L = \\sum Z^2$", "$Z = \\tanh(Y)$", "$Y = TB$"]
+        )
         step = "第 {} 步：{}" if zh else "step {}: {}"
-        factors = [("$J_3$", "1×15", step.format(3, formulas[0])),
-                   ("$J_2$", "15×15", step.format(2, formulas[1])),
-                   ("$J_1$", "15×15", step.format(1, formulas[2]))]
+        factors = [
+            ("$J_3$", "1×15", step.format(3, formulas[0])),
+            ("$J_2$", "15×15", step.format(2, formulas[1])),
+            ("$J_1$", "15×15", step.format(1, formulas[2])),
+        ]
     if zh:
         words = None  # show() passes its own mapping; the Chinese words are fixed
     if len(factors) < 2:
         raise ValueError(f"factors must list at least two factors, got {len(factors)}")
     unknown = set(words or {}) - set(CHAIN_ORDER_WORDS)
     if unknown:
-        raise ValueError(f"words has unknown keys {sorted(unknown)}; known: "
-                         f"{sorted(CHAIN_ORDER_WORDS)}")
+        raise ValueError(
+            f"words has unknown keys {sorted(unknown)}; known: {sorted(CHAIN_ORDER_WORDS)}"
+        )
     text = {**(CHAIN_ORDER_WORDS_ZH if zh else CHAIN_ORDER_WORDS), **(words or {})}
     ax = _axes(ax, figsize)
     k = len(factors)
@@ -275,10 +319,12 @@ def plot_chain_order(factors=None, *, words=None, ax=None, figsize=(7.0, 3.0), l
     right = (k - 1) * 2.2 + 1.6
 
     def arrow(x0, x1, y, label, color, style="-|>"):
-        ax.add_patch(FancyArrowPatch((x0, y), (x1, y), arrowstyle=style,
-                                     mutation_scale=16, color=color, lw=1.8))
-        ax.text((x0 + x1) / 2, y + 0.12, label, ha="center", va="bottom",
-                fontsize=9, color=color)
+        ax.add_patch(
+            FancyArrowPatch(
+                (x0, y), (x1, y), arrowstyle=style, mutation_scale=16, color=color, lw=1.8
+            )
+        )
+        ax.text((x0 + x1) / 2, y + 0.12, label, ha="center", va="bottom", fontsize=9, color=color)
 
     arrow(right, 0, 2.15, text["program"], "0.25")
     arrow(right, 0, -0.7, text["forward"], "tab:blue")
@@ -290,6 +336,10 @@ def plot_chain_order(factors=None, *, words=None, ax=None, figsize=(7.0, 3.0), l
     ax.set_axis_off()
     if given["ax"] is None:
         ax.figure.matgrad_redraw = lambda lang, _words: plot_chain_order(
-            given["factors"], words=None if lang == "zh_CN" else words, ax=None,
-            figsize=figsize, lang=lang)
+            given["factors"],
+            words=None if lang == "zh_CN" else words,
+            ax=None,
+            figsize=figsize,
+            lang=lang,
+        )
     return ax

@@ -34,9 +34,7 @@ def symbol_matrix(name: str, shape) -> sp.ImmutableMatrix:
         raise ValueError(f"shape must have two entries (rows, columns), got {shape}")
     rows, cols = shape
     sep = "," if max(rows, cols) > 10 else ""
-    return sp.ImmutableMatrix(
-        rows, cols, lambda i, j: sp.Symbol(f"{name}_{i}{sep}{j}", real=True)
-    )
+    return sp.ImmutableMatrix(rows, cols, lambda i, j: sp.Symbol(f"{name}_{i}{sep}{j}", real=True))
 
 
 def _entries(A: sp.Array) -> list:
@@ -63,12 +61,10 @@ def jacobian_tensor(Y, X) -> sp.Array:
     """
     Ya = _as_array(Y, "Y")
     if not isinstance(X, _MatrixLike):
-        raise TypeError(
-            f"X must be a SymPy Matrix or Array of symbols, got {type(X).__name__}"
-        )
+        raise TypeError(f"X must be a SymPy Matrix or Array of symbols, got {type(X).__name__}")
     Xa = sp.Array(X)
     flat_x = _entries(Xa)
-    for idx, entry in zip(np.ndindex(*Xa.shape), flat_x):
+    for idx, entry in zip(np.ndindex(*Xa.shape), flat_x, strict=True):
         if not isinstance(entry, sp.Symbol):
             raise TypeError(
                 f"X must hold only symbols, but X{list(idx)} = {entry} "
@@ -97,21 +93,25 @@ def to_numpy(expr, subs) -> np.ndarray:
     ):
         pairs = list(subs)
     else:
-        raise TypeError(f"subs must be a dict or a list of (key, value) pairs, got {type(subs).__name__}")
+        raise TypeError(
+            f"subs must be a dict or a list of (key, value) pairs, got {type(subs).__name__}"
+        )
     values: dict[sp.Symbol, float] = {}
     for key, val in pairs:
         if isinstance(key, sp.Symbol):
             values[key] = val
             continue
         if not isinstance(key, _MatrixLike):
-            raise TypeError(f"subs keys must be symbols or symbol matrices, got {type(key).__name__}")
+            raise TypeError(
+                f"subs keys must be symbols or symbol matrices, got {type(key).__name__}"
+            )
         arr = np.asarray(val)
         key_shape = tuple(sp.Array(key).shape)
         if arr.shape != key_shape:
             raise ValueError(
                 f"subs: a symbol matrix of shape {key_shape} was given a value of shape {arr.shape}"
             )
-        for sym, v in zip(_entries(sp.Array(key)), arr.ravel()):
+        for sym, v in zip(_entries(sp.Array(key)), arr.ravel(), strict=True):
             values[sym] = v
     A = _as_array(expr, "expr")
     entries = _entries(A)

@@ -32,8 +32,10 @@ def markdown_table(header, rows, *, zh_header, zh_words=None, align=None):
     rows = [list(row) for row in rows]
     align = "l" * len(header) if align is None else align
     if len(zh_header) != len(header) or len(align) != len(header):
-        raise ValueError(f"header has {len(header)} columns, zh_header {len(zh_header)} "
-                         f"and align {len(align)}: they must match")
+        raise ValueError(
+            f"header has {len(header)} columns, zh_header {len(zh_header)} "
+            f"and align {len(align)}: they must match"
+        )
     if set(align) - {"l", "r"}:
         raise ValueError(f"align takes 'l' and 'r' only, got {align!r}")
     for row in rows:
@@ -42,5 +44,8 @@ def markdown_table(header, rows, *, zh_header, zh_words=None, align=None):
     words = dict(zh_words or {})
     english = _markdown(header, rows, align)
     chinese = _markdown(zh_header, [[words.get(c, c) for c in row] for row in rows], align)
-    display({"text/markdown": english, "text/plain": english},
-            metadata={"matgrad": {"zh_CN": {"text/markdown": chinese}}}, raw=True)
+    display(
+        {"text/markdown": english, "text/plain": english},
+        metadata={"matgrad": {"zh_CN": {"text/markdown": chinese}}},
+        raw=True,
+    )

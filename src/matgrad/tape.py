@@ -18,9 +18,10 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import as_array
-from .counting import matmul as _mm, multiply as _mul  # counted products (matgrad.counting)
+from .counting import matmul as _mm  # counted products (matgrad.counting)
+from .counting import multiply as _mul
 
-_active: list["Tape"] = []
+_active: list[Tape] = []
 
 
 class Variable:
@@ -39,16 +40,36 @@ class Variable:
         return f"Variable({self.value!r})"
 
     # Operators delegate to the functions below, which record on the tape.
-    def __matmul__(self, other): return matmul(self, other)
-    def __rmatmul__(self, other): return matmul(other, self)
-    def __add__(self, other): return add(self, other)
-    def __radd__(self, other): return add(other, self)
-    def __sub__(self, other): return subtract(self, other)
-    def __rsub__(self, other): return subtract(other, self)
-    def __mul__(self, other): return multiply(self, other)
-    def __rmul__(self, other): return multiply(other, self)
-    def sum(self, axis=None): return reduce_sum(self, axis)
-    def reshape(self, *shape): return reshape(self, shape[0] if len(shape) == 1 else shape)
+    def __matmul__(self, other):
+        return matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return matmul(other, self)
+
+    def __add__(self, other):
+        return add(self, other)
+
+    def __radd__(self, other):
+        return add(other, self)
+
+    def __sub__(self, other):
+        return subtract(self, other)
+
+    def __rsub__(self, other):
+        return subtract(other, self)
+
+    def __mul__(self, other):
+        return multiply(self, other)
+
+    def __rmul__(self, other):
+        return multiply(other, self)
+
+    def sum(self, axis=None):
+        return reduce_sum(self, axis)
+
+    def reshape(self, *shape):
+        return reshape(self, shape[0] if len(shape) == 1 else shape)
+
     T = property(lambda self: transpose(self))
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -110,7 +131,10 @@ def multiply(a, b) -> Variable:
     return _record(
         _mul(A, B),
         (a, b),
-        lambda g: (_unbroadcast(_mul(g, B.conj()), A.shape), _unbroadcast(_mul(g, A.conj()), B.shape)),
+        lambda g: (
+            _unbroadcast(_mul(g, B.conj()), A.shape),
+            _unbroadcast(_mul(g, A.conj()), B.shape),
+        ),
     )
 
 
@@ -142,7 +166,7 @@ class Tape:
     def __init__(self):
         self._records: list = []
 
-    def __enter__(self) -> "Tape":
+    def __enter__(self) -> Tape:
         _active.append(self)
         return self
 
@@ -170,7 +194,9 @@ class Tape:
         ``sum(output_gradients * target)``).  A source the target does not depend on gets None.
         """
         if not isinstance(target, Variable):
-            raise TypeError(f"target must be a Variable recorded by this tape, got {type(target).__name__}")
+            raise TypeError(
+                f"target must be a Variable recorded by this tape, got {type(target).__name__}"
+            )
         if output_gradients is None:
             seed = np.ones_like(target.value)  # <- the sum over the target is made here
         else:
@@ -185,7 +211,7 @@ class Tape:
             g = grads.get(id(out))
             if g is None:
                 continue  # this record does not lead to the target
-            for x, gx in zip(inputs, vjp(g)):
+            for x, gx in zip(inputs, vjp(g), strict=True):
                 if isinstance(x, Variable):
                     grads[id(x)] = grads[id(x)] + gx if id(x) in grads else gx
         if isinstance(sources, Variable):

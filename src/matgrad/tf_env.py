@@ -39,8 +39,9 @@ import glob, importlib.machinery, importlib.util, os
 name = "tensorflow.python.util._pywrap_util_port"
 try:
     root = os.path.dirname(importlib.util.find_spec("tensorflow").origin)
+    stem = os.path.join(root, "python", "util", "_pywrap_util_port")
     path = next(p for suffix in importlib.machinery.EXTENSION_SUFFIXES
-                for p in glob.glob(os.path.join(root, "python", "util", "_pywrap_util_port" + suffix)))
+                for p in glob.glob(stem + suffix))
     loader = importlib.machinery.ExtensionFileLoader(name, path)
     port = importlib.util.module_from_spec(
         importlib.util.spec_from_file_location(name, path, loader=loader))
@@ -91,15 +92,21 @@ def onednn_seed_gradient(max_cpu_isa: str | None = None, timeout: float = 120) -
     (``ONEDNN_VERBOSE=1``).
     """
     if max_cpu_isa is not None and not (isinstance(max_cpu_isa, str) and max_cpu_isa.isupper()):
-        raise ValueError(f"max_cpu_isa must be an ONEDNN_MAX_CPU_ISA value such as 'AVX2', "
-                         f"got {max_cpu_isa!r}")
-    env = dict(os.environ, TF_ENABLE_ONEDNN_OPTS="1", TF_CPP_MIN_LOG_LEVEL="3",
-               ONEDNN_VERBOSE="1")
+        raise ValueError(
+            f"max_cpu_isa must be an ONEDNN_MAX_CPU_ISA value such as 'AVX2', got {max_cpu_isa!r}"
+        )
+    env = dict(os.environ, TF_ENABLE_ONEDNN_OPTS="1", TF_CPP_MIN_LOG_LEVEL="3", ONEDNN_VERBOSE="1")
     if max_cpu_isa is not None:
         env["ONEDNN_MAX_CPU_ISA"] = max_cpu_isa
     lines = _run_child(env, timeout)
-    isa = next((line.split("isa:", 1)[1].strip() for line in lines
-                if line.startswith("onednn_verbose") and ",isa:" in line), "unknown")
+    isa = next(
+        (
+            line.split("isa:", 1)[1].strip()
+            for line in lines
+            if line.startswith("onednn_verbose") and ",isa:" in line
+        ),
+        "unknown",
+    )
     return OneDNNRun(_gradient(lines), isa)
 
 

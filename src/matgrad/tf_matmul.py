@@ -54,8 +54,9 @@ def _mat_mul_grad(a, b, grad, t_a: bool, t_b: bool):
     return grad_a, grad_b
 
 
-def matmul_grad(a, b, grad, *, transpose_a=False, transpose_b=False,
-                adjoint_a=False, adjoint_b=False):
+def matmul_grad(
+    a, b, grad, *, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False
+):
     """Gradients of ``tf.linalg.matmul(a, b, ...)`` for rank-2 inputs, in NumPy.
 
     ``grad`` is the upstream gradient (shape of the product).  Returns
@@ -76,16 +77,13 @@ def matmul_grad(a, b, grad, *, transpose_a=False, transpose_b=False,
             f"(transposed: {t_b}) give {pa} @ {pb}"
         )
     if grad.shape != (pa[0], pb[1]):
-        raise ValueError(
-            f"grad must have the product's shape {(pa[0], pb[1])}, got {grad.shape}"
-        )
+        raise ValueError(f"grad must have the product's shape {(pa[0], pb[1])}, got {grad.shape}")
     # tf.linalg.matmul turns adjoint into conj followed by a transposed MatMul;
     # the gradient of conj is conj, so the adjoint cases wrap the four branches.
     a_in = np.conj(a) if adjoint_a else a
     b_in = np.conj(b) if adjoint_b else b
     grad_a, grad_b = _mat_mul_grad(a_in, b_in, grad, t_a, t_b)
-    return (np.conj(grad_a) if adjoint_a else grad_a,
-            np.conj(grad_b) if adjoint_b else grad_b)
+    return (np.conj(grad_a) if adjoint_a else grad_a, np.conj(grad_b) if adjoint_b else grad_b)
 
 
 def _reduce_to(g: np.ndarray, shape: tuple) -> np.ndarray:
@@ -106,7 +104,9 @@ def batch_matmul_grad(x, y, grad, *, adj_x=False, adj_y=False):
     x, y, grad = as_array(x, "x"), as_array(y, "y"), as_array(grad, "grad")
     for name, arr in (("x", x), ("y", y)):
         if arr.ndim < 2:
-            raise ValueError(f"{name} must have rank 2 or more, got rank {arr.ndim} with shape {arr.shape}")
+            raise ValueError(
+                f"{name} must have rank 2 or more, got rank {arr.ndim} with shape {arr.shape}"
+            )
     _check_dtypes(x=x, y=y, grad=grad)
     px, py = _op_shape(x.shape, adj_x), _op_shape(y.shape, adj_y)
     try:
@@ -138,8 +138,9 @@ def _apply_op(x, transpose: bool, adjoint: bool):
     return _H(x) if adjoint else (np.swapaxes(x, -1, -2) if transpose else x)
 
 
-def fd_matmul_grad(a, b, grad, *, transpose_a=False, transpose_b=False,
-                   adjoint_a=False, adjoint_b=False):
+def fd_matmul_grad(
+    a, b, grad, *, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False
+):
     """Finite-difference reference for :func:`matmul_grad`, in float64/complex128.
 
     Real inputs: the numeric Jacobian of the product, contracted with ``grad``.
@@ -152,8 +153,9 @@ def fd_matmul_grad(a, b, grad, *, transpose_a=False, transpose_b=False,
     from .vjp import vjp_from_jacobian
 
     a, b, grad = as_array(a, "a"), as_array(b, "b"), as_array(grad, "grad")
-    flags = dict(transpose_a=transpose_a, transpose_b=transpose_b,
-                 adjoint_a=adjoint_a, adjoint_b=adjoint_b)
+    flags = dict(
+        transpose_a=transpose_a, transpose_b=transpose_b, adjoint_a=adjoint_a, adjoint_b=adjoint_b
+    )
     matmul_grad(a, b, grad, **flags)  # same checks, same messages
     complex_ = np.iscomplexobj(a)
     wide = np.complex128 if complex_ else np.float64
@@ -163,8 +165,10 @@ def fd_matmul_grad(a, b, grad, *, transpose_a=False, transpose_b=False,
         return _apply_op(a_, transpose_a, adjoint_a) @ _apply_op(b_, transpose_b, adjoint_b)
 
     if not complex_:
-        return (vjp_from_jacobian(numeric_jacobian(lambda x: product(x, b), a), grad),
-                vjp_from_jacobian(numeric_jacobian(lambda x: product(a, x), b), grad))
+        return (
+            vjp_from_jacobian(numeric_jacobian(lambda x: product(x, b), a), grad),
+            vjp_from_jacobian(numeric_jacobian(lambda x: product(a, x), b), grad),
+        )
 
     def loss(a_, b_):
         return np.real(np.sum(np.conj(grad) * product(a_, b_)))
@@ -202,8 +206,9 @@ def _run_in_graph(build, *arrays):
         return tuple(np.asarray(x) for x in session.run(outputs))
 
 
-def tf_matmul_grad(a, b, grad, *, transpose_a=False, transpose_b=False,
-                   adjoint_a=False, adjoint_b=False):
+def tf_matmul_grad(
+    a, b, grad, *, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False
+):
     """The same as :func:`matmul_grad`, computed by TensorFlow's registered gradients.
 
     Builds ``MatMul`` (after ``Conj`` for adjoint flags, as ``tf.linalg.matmul``
@@ -211,8 +216,15 @@ def tf_matmul_grad(a, b, grad, *, transpose_a=False, transpose_b=False,
     and calls them with ``grad``.  Returns NumPy arrays.
     """
     a, b, grad = as_array(a, "a"), as_array(b, "b"), as_array(grad, "grad")
-    matmul_grad(a, b, grad, transpose_a=transpose_a, transpose_b=transpose_b,
-                adjoint_a=adjoint_a, adjoint_b=adjoint_b)  # same checks, same messages
+    matmul_grad(
+        a,
+        b,
+        grad,
+        transpose_a=transpose_a,
+        transpose_b=transpose_b,
+        adjoint_a=adjoint_a,
+        adjoint_b=adjoint_b,
+    )  # same checks, same messages
     tf = _tf()
     from tensorflow.python.framework import ops
 
@@ -221,8 +233,12 @@ def tf_matmul_grad(a, b, grad, *, transpose_a=False, transpose_b=False,
     def build(a, b, grad):
         a_in = tf.math.conj(a) if adjoint_a else a
         b_in = tf.math.conj(b) if adjoint_b else b
-        y = tf.raw_ops.MatMul(a=a_in, b=b_in, transpose_a=transpose_a or adjoint_a,
-                              transpose_b=transpose_b or adjoint_b)
+        y = tf.raw_ops.MatMul(
+            a=a_in,
+            b=b_in,
+            transpose_a=transpose_a or adjoint_a,
+            transpose_b=transpose_b or adjoint_b,
+        )
         ga, gb = lookup("MatMul")(y.op, grad)
         # tf.math.conj adds a Conj op for complex inputs only (real: identity).
         if a_in.op.type == "Conj":

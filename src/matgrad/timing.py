@@ -76,8 +76,10 @@ def fitted_slope(sizes, values, last: int = 3) -> float:
     sizes = np.asarray(sizes, dtype=float)
     values = np.asarray(values, dtype=float)
     if sizes.ndim != 1 or values.shape != sizes.shape:
-        raise ValueError(f"sizes and values must be 1-D of equal shape, got sizes "
-                         f"{sizes.shape} and values {values.shape}")
+        raise ValueError(
+            f"sizes and values must be 1-D of equal shape, got sizes "
+            f"{sizes.shape} and values {values.shape}"
+        )
     if not 2 <= last <= sizes.size:
         raise ValueError(f"last must be between 2 and len(sizes) = {sizes.size}, got {last}")
     if np.any(sizes[-last:] <= 0) or np.any(values[-last:] <= 0):

@@ -1,7 +1,7 @@
 """Execute the book's pages in parallel into jupyter-cache, before the build.
 
 Jupyter Book 1 executes pages one after another while Sphinx reads them, so a
-cold build uses one core. This helper (run by `make book`) executes the pages
+cold build uses one core. This helper (run by `make book`, bookbuild/pipeline.py) executes the pages
 that are not cached yet, one per core, and stores them in the same cache that
 myst-nb reads, keyed the same way (the code cells and the kernelspec, read
 with myst-nb's own reader). The build then finds every page cached.
@@ -17,7 +17,7 @@ book` stops there and the next build runs the page again. A page whose key
 did not match would simply be executed again by jupyter-book.
 
 Each kernel is forked from one process that imported TensorFlow, SymPy and
-matplotlib once (``_ext/kernel_zygote.py``): importing TensorFlow in every
+matplotlib once (``bookbuild/kernel_zygote.py``): importing TensorFlow in every
 kernel was half the CPU time of a cold build. ``MATGRAD_ZYGOTE_OFF=1``
 starts ordinary kernels instead.
 
@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import fnmatch
 import os
 import re
 import sys
@@ -45,36 +44,29 @@ from jupyter_cache.cache.main import CacheBundleIn
 from jupyter_cache.executors.utils import single_nb_execution
 from myst_nb.core.read import read_myst_markdown_notebook
 
-ROOT = Path(__file__).resolve().parents[1]
-CACHE = ROOT / "_build" / ".jupyter_cache"
+from bookbuild.pages import BUILD, ROOT, book_pages, toc_pages  # noqa: F401 (the tests' helper)
+
+CACHE = BUILD / ".jupyter_cache"
+# Started first: the pages that took longest on a two-core machine (oneDNN's
+# page starts two TensorFlow processes; 05 and frameworks time things). With
+# two pages at a time, a long page started last would run alone at the end;
+# longest first, the last to finish is a short one (about 6 s of a cold
+# build's 50 s of execution). Only the order changes; a name missing from
+# _toc.yml fails tests/test_bookbuild.py.
+SLOW_FIRST = (
+    "appendix/onednn.md",
+    "chapters/05_full_jacobians.md",
+    "further/frameworks.md",
+    "chapters/01_symbolic.md",
+    "index.md",
+    "further/second_derivatives.md",
+)
 
 
-def toc_pages() -> list[Path]:
-    """Every page named in _toc.yml, as absolute paths (the tests use this too)."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    names: list[str] = []
-
-    def walk(node):
-        if isinstance(node, dict):
-            for key, value in node.items():
-                if key in ("root", "file") and isinstance(value, str):
-                    names.append(value)
-                else:
-                    walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk(toc)
-    return [ROOT / (n if n.endswith(".md") else n + ".md") for n in names]
-
-
-def book_pages() -> list[Path]:
-    """The pages in _toc.yml that the build executes (not execute.exclude_patterns)."""
-    config = yaml.safe_load((ROOT / "_config.yml").read_text())
-    skip = config.get("execute", {}).get("exclude_patterns", []) or []
-    return [p for p in toc_pages()
-            if not any(fnmatch.fnmatch(str(p.relative_to(ROOT)), pat) for pat in skip)]
+def in_execution_order(pages: list[Path]) -> list[Path]:
+    """``pages``, the slow ones (SLOW_FIRST) first, the rest in _toc.yml order."""
+    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
+    return sorted(pages, key=lambda p: rank.get(p.relative_to(ROOT).as_posix(), len(rank)))
 
 
 def read(path: Path):
@@ -103,23 +95,32 @@ def execute(path_str: str, timeout: int):
     path = Path(path_str)
     nb = read(path)
     with kernel_config() as config:
-        result = single_nb_execution(nb, cwd=str(path.parent), timeout=timeout,
-                                     allow_errors=False, meta_override=True, config=config)
+        result = single_nb_execution(
+            nb,
+            cwd=str(path.parent),
+            timeout=timeout,
+            allow_errors=False,
+            meta_override=True,
+            config=config,
+        )
     if result.err is None:
         return path_str, nb, result.time, None
     # A failing cell's error names the cell and its traceback; nbclient's own
     # stack above it says nothing about the page.
     from nbclient.exceptions import CellExecutionError
 
-    text = (str(result.err) if isinstance(result.err, CellExecutionError)
-            else result.exc_string or repr(result.err))
+    text = (
+        str(result.err)
+        if isinstance(result.err, CellExecutionError)
+        else result.exc_string or repr(result.err)
+    )
     return path_str, None, result.time, no_colours(text)
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     timeout = int(config.get("execute", {}).get("timeout", 120))
 
@@ -140,12 +141,11 @@ def main() -> int:
     failed = []
     zygote = contextlib.nullcontext()
     if os.environ.get("MATGRAD_ZYGOTE_OFF") != "1":
-        sys.path.insert(0, str(Path(__file__).parent))
-        from kernel_zygote import Zygote  # kernels forked after one import of TensorFlow
+        from bookbuild.kernel_zygote import Zygote  # kernels forked after one import of TF
 
         zygote = Zygote()
     with zygote, ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(execute, str(p), timeout) for p in todo]
+        futures = [pool.submit(execute, str(p), timeout) for p in in_execution_order(todo)]
         for future in as_completed(futures):
             path, nb, seconds, error = future.result()
             name = Path(path).relative_to(ROOT)
@@ -155,7 +155,9 @@ def main() -> int:
                 continue
             cache.cache_notebook_bundle(
                 CacheBundleIn(nb, path, data={"execution_seconds": seconds}),
-                check_validity=False, overwrite=True)
+                check_validity=False,
+                overwrite=True,
+            )
             print(f"  {name}: {seconds:.1f} s", flush=True)
     print(f"executed in {time.perf_counter() - start:.1f} s", flush=True)
     for name, error in failed:

@@ -2,7 +2,7 @@
 
 Importing TensorFlow costs about 4.5 s of CPU, and each of the book's pages
 runs in a fresh kernel that imports it: on two cores that was half of a cold
-build. `_ext/execute_pages.py` therefore starts one *zygote* process that
+build. `bookbuild/execute_pages.py` therefore starts one *zygote* process that
 imports numpy, SymPy, matplotlib, TensorFlow (which imports JAX and Keras)
 and ipykernel once, and then forks one kernel per page. A fork shares the
 imported modules copy-on-write, so each kernel starts in a few milliseconds.
@@ -47,8 +47,7 @@ IMPORT_ENV = {
 # (Not matplotlib's inline backend: importing it registers its hook that shows
 # figures after each cell only when an IPython kernel is already running, so
 # each kernel imports it itself, at its first figure.)
-PRELOAD = ("numpy", "sympy", "matplotlib.pyplot", "tensorflow", "ipykernel.kernelapp",
-           "IPython")
+PRELOAD = ("numpy", "sympy", "matplotlib.pyplot", "tensorflow", "ipykernel.kernelapp", "IPython")
 
 
 def serve(path: str) -> None:
@@ -86,8 +85,12 @@ def serve(path: str) -> None:
                 # ipykernel read JPY_PARENT_PID when the zygote imported it;
                 # without it, it prints its "ipython kernel" banner.
                 parent = request["env"].get("JPY_PARENT_PID", "0")
-                sys.argv = ["ipykernel_launcher", "-f", request["connection_file"],
-                            f"--IPKernelApp.parent_handle={parent}"]
+                sys.argv = [
+                    "ipykernel_launcher",
+                    "-f",
+                    request["connection_file"],
+                    f"--IPKernelApp.parent_handle={parent}",
+                ]
                 from ipykernel import kernelapp
 
                 try:
@@ -121,8 +124,11 @@ def kernel(connection_file: str) -> int:
                 print("kernel_zygote: no zygote to fork a kernel from", file=sys.stderr)
                 return 1
             time.sleep(0.05)
-    request = {"connection_file": os.path.abspath(connection_file), "cwd": os.getcwd(),
-               "env": dict(os.environ)}
+    request = {
+        "connection_file": os.path.abspath(connection_file),
+        "cwd": os.getcwd(),
+        "env": dict(os.environ),
+    }
     socket.send_fds(client, [json.dumps(request).encode("utf8")], [0, 1, 2])
     pid = int(client.makefile().readline())
     client.close()
@@ -159,11 +165,14 @@ class Zygote:
         self.folder = tempfile.mkdtemp(prefix="matgrad-zygote-")
         self.path = os.path.join(self.folder, "zygote.sock")
         self.saved = {k: os.environ.get(k) for k in ("MATGRAD_ZYGOTE", "JUPYTER_PATH")}
-        self.process = subprocess.Popen([sys.executable, os.path.abspath(__file__), "serve",
-                                         self.path], stdout=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            [sys.executable, os.path.abspath(__file__), "serve", self.path],
+            stdout=subprocess.DEVNULL,
+        )
         os.environ["MATGRAD_ZYGOTE"] = self.path
         os.environ["JUPYTER_PATH"] = os.pathsep.join(
-            p for p in (kernelspec(self.folder), self.saved["JUPYTER_PATH"]) if p)
+            p for p in (kernelspec(self.folder), self.saved["JUPYTER_PATH"]) if p
+        )
         return self
 
     def __exit__(self, *exc):
@@ -193,9 +202,14 @@ def kernelspec(folder: str) -> str:
     spec = os.path.join(folder, "kernels", "python3")
     os.makedirs(spec, exist_ok=True)
     with open(os.path.join(spec, "kernel.json"), "w") as handle:
-        json.dump({"argv": [sys.executable, os.path.abspath(__file__), "kernel",
-                            "{connection_file}"],
-                   "display_name": "Python 3", "language": "python"}, handle)
+        json.dump(
+            {
+                "argv": [sys.executable, os.path.abspath(__file__), "kernel", "{connection_file}"],
+                "display_name": "Python 3",
+                "language": "python",
+            },
+            handle,
+        )
     return folder
 
 

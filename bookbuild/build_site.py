@@ -1,10 +1,10 @@
 """Build the book's editions with Sphinx, from the execution cache.
 
-    python _ext/build_site.py [--all]            both editions, side by side
-    python _ext/build_site.py --gettext          the message catalogs (.pot)
+    python -m bookbuild.build_site [--all]       both editions, side by side
+    python -m bookbuild.build_site --gettext     the message catalogs (.pot)
 
-`make book` runs this after `_ext/execute_pages.py` has filled the execution
-cache, so no page runs here: both editions read the same cached outputs.
+`make book` (bookbuild/pipeline.py) runs this after `bookbuild/execute_pages.py`
+has filled the execution cache, so no page runs here: both editions read the same cached outputs.
 
 - English: `_build/html/` (doctrees in `_build/.doctrees`).
 - Chinese (zh_CN): built in `_build/zh_CN/` and copied to `_build/html/zh_CN/`.
@@ -13,7 +13,7 @@ cache, so no page runs here: both editions read the same cached outputs.
   `locales/zh_CN/LC_MESSAGES/<page>.po`; code, outputs and glued numbers come
   from the same cache as the English pages. The build writes the messages it
   found no translation for to `_build/zh_CN/untranslated.json`
-  (`_ext/book_fixes.py`); this script prints how many, and the tests fail on
+  (`_ext/translation_checks.py`); this script prints how many, and the tests fail on
   any.
 - `singlehtml-en`, `singlehtml-zh_CN`: each edition as one page, for
   `make pdf` (bookbuild/pdf.py), from the same doctrees.
@@ -37,12 +37,9 @@ import shutil
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-# MATGRAD_BUILD_DIR moves the build elsewhere (tests/test_portability.py builds
-# the Chinese edition from another execution cache there).
-BUILD = Path(os.environ.get("MATGRAD_BUILD_DIR") or ROOT / "_build")
+from bookbuild.pages import BUILD, ROOT
+
 CACHE = BUILD / ".jupyter_cache"
 LOCALES = ROOT / "locales"
 
@@ -50,29 +47,42 @@ LOCALES = ROOT / "locales"
 # The zh_CN title lives here (html_title is configuration, not a message).
 EDITIONS = {
     "en": {
-        "out": BUILD / "html", "doctrees": BUILD / ".doctrees", "builder": "html",
+        "out": BUILD / "html",
+        "doctrees": BUILD / ".doctrees",
+        "builder": "html",
         "overrides": {},
     },
     "zh_CN": {
-        "out": BUILD / "zh_CN" / "html", "doctrees": BUILD / "zh_CN" / ".doctrees",
+        "out": BUILD / "zh_CN" / "html",
+        "doctrees": BUILD / "zh_CN" / ".doctrees",
         "builder": "html",
-        "overrides": {"language": "zh_CN", "html_title": "矩阵的梯度",
-                      "project": "矩阵的梯度", "author": "matgrad 作者"},
+        "overrides": {
+            "language": "zh_CN",
+            "html_title": "矩阵的梯度",
+            "project": "矩阵的梯度",
+            "author": "matgrad 作者",
+        },
     },
     # The whole book on one page per edition (Sphinx's singlehtml builder),
     # which bookbuild/pdf.py prints to PDF. Same configuration and doctrees
     # as the site's edition, so no page is read (or run) again.
     "singlehtml-en": {
-        "out": BUILD / "singlehtml", "doctrees": BUILD / ".doctrees",
-        "builder": "singlehtml", "overrides": {},
+        "out": BUILD / "singlehtml",
+        "doctrees": BUILD / ".doctrees",
+        "builder": "singlehtml",
+        "overrides": {},
     },
     "singlehtml-zh_CN": {
-        "out": BUILD / "zh_CN" / "singlehtml", "doctrees": BUILD / "zh_CN" / ".doctrees",
-        "builder": "singlehtml", "overrides": {},
+        "out": BUILD / "zh_CN" / "singlehtml",
+        "doctrees": BUILD / "zh_CN" / ".doctrees",
+        "builder": "singlehtml",
+        "overrides": {},
     },
     "gettext": {
-        "out": BUILD / "gettext", "doctrees": BUILD / "gettext-doctrees",
-        "builder": "gettext", "overrides": {},
+        "out": BUILD / "gettext",
+        "doctrees": BUILD / "gettext-doctrees",
+        "builder": "gettext",
+        "overrides": {},
     },
 }
 EDITIONS["singlehtml-zh_CN"]["overrides"] = EDITIONS["zh_CN"]["overrides"]
@@ -103,12 +113,21 @@ def sphinx_build(edition: str, fresh: bool, only: list[str] | None = None) -> in
         from myst_nb.core.render import base_render_priority
 
         overrides["nb_mime_priority_overrides"] = [
-            ("gettext", mime, rank) for mime, rank in base_render_priority()["html"].items()]
+            ("gettext", mime, rank) for mime, rank in base_render_priority()["html"].items()
+        ]
     result = build_sphinx(
-        ROOT, spec["out"], noconfig=True, path_config=ROOT / "_config.yml",
-        confoverrides=overrides, doctreedir=spec["doctrees"], builder=spec["builder"],
+        ROOT,
+        spec["out"],
+        noconfig=True,
+        path_config=ROOT / "_config.yml",
+        confoverrides=overrides,
+        doctreedir=spec["doctrees"],
+        builder=spec["builder"],
         filenames=[str(ROOT / name) for name in only or []],
-        warningiserror=True, keep_going=True, freshenv=fresh, quiet=True,
+        warningiserror=True,
+        keep_going=True,
+        freshenv=fresh,
+        quiet=True,
     )
     if isinstance(result, Exception):
         raise result
@@ -121,11 +140,14 @@ def build_editions(editions: list[str], fresh: bool, only: list[str] | None = No
     procs = {}
     for edition in editions:
         log = BUILD / f"sphinx-{edition}.log"
-        cmd = [sys.executable, __file__, "--edition", edition] + (["--all"] if fresh else [])
+        cmd = [sys.executable, "-m", "bookbuild.build_site", "--edition", edition]
+        cmd += ["--all"] if fresh else []
         cmd += [arg for name in only or [] for arg in ("--only", name)]
         with open(log, "w") as handle:
-            procs[edition] = (subprocess.Popen(cmd, stdout=handle, stderr=subprocess.STDOUT,
-                                               cwd=ROOT), log)
+            procs[edition] = (
+                subprocess.Popen(cmd, stdout=handle, stderr=subprocess.STDOUT, cwd=ROOT),
+                log,
+            )
     status = 0
     for edition, (proc, log) in procs.items():
         if proc.wait() != 0:
@@ -145,9 +167,11 @@ def report_untranslated() -> None:
     found = json.loads(UNTRANSLATED.read_text()) if UNTRANSLATED.exists() else {}
     count = sum(len(v) for v in found.values())
     if count:
-        print(f"zh_CN: {count} messages have no translation yet and show in English "
-              f"(listed in {UNTRANSLATED.relative_to(ROOT)}); README.md, "
-              f"'Updating the translation', says what to do.")
+        print(
+            f"zh_CN: {count} messages have no translation yet and show in English "
+            f"(listed in {UNTRANSLATED.relative_to(ROOT)}); README.md, "
+            f"'Updating the translation', says what to do."
+        )
 
 
 def drop_obsolete() -> None:
@@ -163,15 +187,16 @@ def drop_obsolete() -> None:
                 write_po(handle, catalog, width=0, ignore_obsolete=True)
 
 
-def main() -> int:
+def main(argv: list[str] | None = None, editions=("en", "zh_CN")) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--all", action="store_true", help="re-read every page")
     parser.add_argument("--gettext", action="store_true", help="write the .pot catalogs")
-    parser.add_argument("--drop-obsolete", action="store_true",
-                        help="remove obsolete entries from the catalogs")
+    parser.add_argument(
+        "--drop-obsolete", action="store_true", help="remove obsolete entries from the catalogs"
+    )
     parser.add_argument("--edition", choices=sorted(EDITIONS), help=argparse.SUPPRESS)
     parser.add_argument("--only", action="append", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.drop_obsolete:
         drop_obsolete()
         return 0
@@ -183,12 +208,14 @@ def main() -> int:
         return build_editions(["gettext"], fresh=True)
 
     start = time.perf_counter()
-    status = build_editions(["en", "zh_CN"], args.all)
+    status = build_editions(list(editions), args.all)
     if status == 0:
         publish_zh()
         report_untranslated()
-        print(f"built {EDITIONS['en']['out'].relative_to(ROOT)} (English) and "
-              f"{ZH_SITE.relative_to(ROOT)} (中文) in {time.perf_counter() - start:.1f} s")
+        print(
+            f"built {EDITIONS['en']['out'].relative_to(ROOT)} (English) and "
+            f"{ZH_SITE.relative_to(ROOT)} (中文) in {time.perf_counter() - start:.1f} s"
+        )
     return status
 
 

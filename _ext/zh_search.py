@@ -1,0 +1,70 @@
+"""Search in the Chinese edition finds the book's terms.
+
+Sphinx's Chinese search splits the text into words with jieba, whose
+dictionary cuts 雅可比矩阵 into 雅 / 可比 / 矩阵, so a search for 雅可比
+found nothing. The Chinese terms of the glossary's term table (and their
+parts) go into a jieba user dictionary (``html_search_options["dict"]``).
+jieba prints its progress through its own logger; it is quietened.
+
+``term_table`` is also what tests/i18n_checks.py checks the translations
+against.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+
+
+def _configure(app, config):
+    if (config.language or "en") == "en":  # editions.is_english
+        return
+    try:
+        import jieba
+
+        jieba.setLogLevel(logging.WARNING)
+    except ImportError:  # pragma: no cover - pinned in requirements-dev.txt
+        pass
+    words = Path(app.outdir).parent / "search-words.txt"
+    words.write_text("".join(f"{w} 1000 n\n" for w in search_words(app.srcdir)), "utf8")
+    config.html_search_options = {**(config.html_search_options or {}), "dict": str(words)}
+
+
+def term_table(srcdir) -> list[tuple[str, str]]:
+    """(English, Chinese) rows of the glossary's term table, parentheses dropped.
+
+    An English word with two senses has two rows (e.g. *Jacobian*: 雅可比矩阵
+    when flattened, 雅可比张量 when not), told apart in parentheses."""
+    text = (Path(srcdir) / "appendix" / "glossary.md").read_text("utf8")
+    rows = []
+    for line in text[text.index("(glossary-zh-terms)=") :].splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if (
+            len(cells) == 2
+            and re.search(r"[\u4e00-\u9fff]", cells[1])
+            and cells[0] not in ("English", "英文")
+        ):
+            rows.append(
+                (
+                    re.sub(r"\s*\(.*\)", "", cells[0]).strip("*"),
+                    re.sub(r"\s*[(（].*[)）]", "", cells[1]),
+                )
+            )
+    return rows
+
+
+def search_words(srcdir) -> list[str]:
+    """The Chinese terms and their parts, as words for jieba."""
+    words = set()
+    for _, chinese in term_table(srcdir):
+        words.add(chinese)
+        words.update(p for p in re.split(r"[-\s]", chinese) if len(p) > 1)
+        if chinese.endswith("矩阵") and len(chinese) > 3:
+            words.add(chinese[:-2])  # 雅可比 of 雅可比矩阵
+    return sorted(words)
+
+
+def setup(app):
+    app.connect("config-inited", _configure)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

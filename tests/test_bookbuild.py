@@ -1,0 +1,215 @@
+"""The decisions of `make book` (bookbuild/pipeline.py), on a small tree of
+files in a temporary folder: what runs again after each kind of change.
+
+No page is executed and Sphinx does not run: the two steps are stand-ins
+that note how they were called and succeed or fail on request.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from bookbuild import pipeline
+
+FILES = {
+    "index.md": "# Home\n",
+    "chapters/01_intro.md": "# One\n",
+    "_config.yml": "title: t\n",
+    "_toc.yml": "root: index\n",
+    "src/matgrad/__init__.py": "X = 1\n",
+    "_ext/site_html.py": "def setup(app): pass\n",
+    "_static/matgrad.css": "body {}\n",
+    "locales/zh_CN/LC_MESSAGES/index.po": 'msgid "Home"\nmsgstr "首页"\n',
+    "bookbuild/pipeline.py": "# the build\n",
+    "Makefile": "book:\n",
+}
+
+
+class Steps:
+    """Stand-ins for the executor and the Sphinx builds."""
+
+    def __init__(self, tree: pipeline.Tree):
+        self.tree, self.executed, self.built = tree, 0, []
+        self.execute_status = self.build_status = 0
+        self.report = ""  # what a page that fails in Sphinx reports
+
+    def execute_pages(self) -> int:
+        self.executed += 1
+        return self.execute_status
+
+    def build_editions(self, editions, reread_all) -> int:
+        self.built.append((tuple(editions), reread_all))
+        (self.tree.html / "index.html").parent.mkdir(parents=True, exist_ok=True)
+        (self.tree.html / "index.html").write_text("<html></html>")
+        if self.report:
+            log = self.tree.html / "reports" / "chapters" / "01_intro.log"
+            log.parent.mkdir(parents=True, exist_ok=True)
+            log.write_text(self.report)
+        return self.build_status
+
+    def run(self) -> int:
+        self.executed, self.built = 0, []
+        return pipeline.build(self.tree, self.execute_pages, self.build_editions)
+
+
+@pytest.fixture
+def book(tmp_path):
+    """A tree built once, successfully."""
+    for name, text in FILES.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, "utf8")
+    steps = Steps(pipeline.Tree(root=tmp_path, build=tmp_path / "_build"))
+    assert steps.run() == 0
+    return steps
+
+
+def edit(steps: Steps, name: str) -> None:
+    path = steps.tree.root / name
+    path.write_text(path.read_text("utf8") + "changed\n", "utf8")
+
+
+def mark(folder) -> object:
+    """A file in ``folder``, to see whether the build removed the folder."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "marker").write_text("")
+    return folder / "marker"
+
+
+def test_first_build_does_everything(tmp_path):
+    for name, text in FILES.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, "utf8")
+    tree = pipeline.Tree(root=tmp_path, build=tmp_path / "_build")
+    plan = pipeline.plan(tree)
+    assert (
+        plan.up_to_date,
+        plan.clear_cache,
+        plan.forget_doctrees,
+        plan.reread_all,
+        plan.execute,
+    ) == (False, True, True, True, True)
+    steps = Steps(tree)
+    assert steps.run() == 0
+    assert steps.executed == 1 and steps.built == [(("en", "zh_CN"), True)]
+    for stamp in (tree.package_ok, tree.exec_ok, tree.code_ok, tree.book_ok):
+        assert stamp.read_text().strip(), stamp
+
+
+def test_nothing_changed(book, capsys):
+    plan = pipeline.plan(book.tree)
+    assert plan.up_to_date and not plan.execute and not plan.clear_cache
+    assert book.run() == 0
+    assert book.executed == 0 and book.built == []
+    assert "nothing changed" in capsys.readouterr().out
+
+
+def test_a_page_changed(book):
+    cached = mark(book.tree.cache)
+    edit(book, "chapters/01_intro.md")
+    assert book.run() == 0
+    assert book.executed == 1 and book.built == [(("en", "zh_CN"), False)]
+    assert cached.exists(), "the other pages stay cached"
+    assert pipeline.plan(book.tree).up_to_date
+
+
+def test_the_package_changed(book):
+    cached, doctree = mark(book.tree.cache), mark(book.tree.build / ".doctrees")
+    edit(book, "src/matgrad/__init__.py")
+    plan = pipeline.plan(book.tree)
+    assert plan.clear_cache and plan.execute and not plan.up_to_date
+    assert book.run() == 0
+    assert not cached.exists() and not doctree.exists(), "every page runs and is read again"
+    assert book.executed == 1
+    assert not pipeline.plan(book.tree).clear_cache
+
+
+def test_an_extension_changed(book):
+    edit(book, "_ext/site_html.py")
+    assert book.run() == 0
+    assert book.executed == 0, "no page's code changed"
+    assert book.built == [(("en", "zh_CN"), True)], "every page is rewritten"
+
+
+def test_the_last_build_failed(book, capsys):
+    edit(book, "chapters/01_intro.md")
+    book.build_status, book.report = 2, "the failing cell"
+    assert book.run() == 2
+    assert "the failing cell" in capsys.readouterr().out
+    assert not book.tree.book_ok.exists()
+    # The next build: nothing changed, but Sphinx must read every page again
+    # (its saved environment would skip the failing page); the pages ran.
+    doctree = mark(book.tree.build / ".doctrees")
+    plan = pipeline.plan(book.tree)
+    assert plan.forget_doctrees and not plan.up_to_date and not plan.execute
+    book.build_status, book.report = 0, ""
+    assert book.run() == 0
+    assert not (book.tree.html / "reports").exists(), "an old report is gone"
+    assert not doctree.exists() and book.built and book.executed == 0
+    assert pipeline.plan(book.tree).up_to_date
+
+
+def test_a_page_failed_to_execute(book):
+    edit(book, "chapters/01_intro.md")
+    book.execute_status = 1
+    assert book.run() == 1 and book.built == []
+    book.execute_status = 0
+    assert pipeline.plan(book.tree).execute, "the failing page runs again"
+    assert book.run() == 0 and book.executed == 1
+
+
+def test_a_translation_changed(book):
+    edit(book, "locales/zh_CN/LC_MESSAGES/index.po")
+    plan = pipeline.plan(book.tree)
+    assert not plan.up_to_date and not plan.execute and not plan.reread_all
+    assert plan.editions == ("en", "zh_CN")
+    assert book.run() == 0 and book.executed == 0
+
+
+def test_the_site_was_removed(book):
+    (book.tree.html / "index.html").unlink()
+    assert not pipeline.plan(book.tree).up_to_date
+
+
+def test_derived_files_are_not_inputs(book):
+    for name in (
+        "chapters/01_intro.ipynb",
+        "src/matgrad/__pycache__/x.pyc",
+        "locales/zh_CN/LC_MESSAGES/index.mo",
+        "chapters/.ipynb_checkpoints/a.md",
+    ):
+        (book.tree.root / name).parent.mkdir(parents=True, exist_ok=True)
+        (book.tree.root / name).write_text("derived")
+    assert pipeline.plan(book.tree).up_to_date
+
+
+@pytest.mark.skipif(not shutil.which("sha256sum"), reason="needs coreutils' sha256sum")
+def test_digest_is_the_shell_pipelines(book):
+    """The digest is what `find | sort | xargs sha256sum | sha256sum` gives."""
+    inputs = ("index.md", "chapters", "src/matgrad", "locales")
+    shell = subprocess.run(
+        f"find {' '.join(inputs)} -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum"
+        " | sha256sum | cut -d' ' -f1",
+        shell=True,
+        cwd=book.tree.root,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    assert pipeline.digest(book.tree.root, inputs) == shell
+
+
+def test_slow_pages_start_first_and_exist():
+    from bookbuild import execute_pages
+    from bookbuild.pages import ROOT, toc_pages
+
+    names = [p.as_posix() for p in toc_pages()]
+    assert set(execute_pages.SLOW_FIRST) <= set(names), "SLOW_FIRST names a page not in _toc.yml"
+    order = execute_pages.in_execution_order([ROOT / n for n in names])
+    assert [p.relative_to(ROOT).as_posix() for p in order[: len(execute_pages.SLOW_FIRST)]] == list(
+        execute_pages.SLOW_FIRST
+    )
+    rest = [p.relative_to(ROOT).as_posix() for p in order[len(execute_pages.SLOW_FIRST) :]]
+    assert rest == [n for n in names if n not in execute_pages.SLOW_FIRST]
