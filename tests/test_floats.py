@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from matgrad import examples
-from matgrad.floats import grouping_of, three_term_sums, ulps
+from matgrad.floats import correctly_rounded, grouping_of, three_term_sums, ulps
 
 finite32 = st.floats(-1e3, 1e3, width=32, allow_subnormal=False)
 
@@ -34,6 +36,26 @@ def test_three_term_sums_follow_their_names(a, b, c):
     for value in sums.values():
         assert grouping_of(value, sums) != "∅"
         np.testing.assert_allclose(value, exact, rtol=1e-5, atol=1e-3)
+
+
+@given(finite32, finite32, finite32)
+def test_one_rounding_from_float64_when_its_sum_is_exact(a, b, c):
+    a, b, c = np.float32(a), np.float32(b), np.float32(c)
+    exact = Fraction(float(a)) + Fraction(float(b)) + Fraction(float(c))
+    wide = np.float64(a) + np.float64(b) + np.float64(c)
+    if Fraction(float(wide)) == exact:  # float64 held the sum exactly
+        assert three_term_sums(a, b, c)["round(b0 + b1 + b2)"] == np.float32(wide)
+
+
+def test_correct_rounding_is_one_rounding_ties_to_even():
+    one = np.float32(1.0)
+    above_half = Fraction(1) + Fraction(1, 2**24) + Fraction(1, 2**60)
+    assert correctly_rounded(above_half, np.float32) == np.nextafter(one, np.float32(2))
+    assert np.float32(float(above_half)) == one  # twice rounded: wrong
+    assert correctly_rounded(Fraction(1) + Fraction(1, 2**24), np.float32) == one  # tie
+    assert correctly_rounded(Fraction(-3, 10), np.float64) == -0.3
+    with pytest.raises(TypeError, match="float16, float32 or float64, got int32"):
+        correctly_rounded(Fraction(1), np.int32)
 
 
 def test_the_seed_rows_groupings():
@@ -66,3 +88,29 @@ def test_onednn_child_reports_its_instruction_set():
     )
     with pytest.raises(ValueError, match="max_cpu_isa must be an ONEDNN_MAX_CPU_ISA value"):
         onednn_seed_gradient("avx2")
+
+
+@pytest.mark.tf
+def test_onednn_default_follows_tensorflows_policy():
+    # port.cc's DefaultOneDnnPolicy on Linux x86: on for CPUs with
+    # neural-network instructions (the flags below, as /proc/cpuinfo names them).
+    import platform
+    from pathlib import Path
+
+    from matgrad.tf_env import onednn_by_default
+
+    default = onednn_by_default()
+    assert isinstance(default, bool)
+    # the child asks TensorFlow's own switch: the variable, when set, decides
+    import os
+
+    from matgrad.tf_env import _DEFAULT_CHILD, _run_child
+
+    for flag, expected in (("0", "False"), ("1", "True")):
+        env = dict(os.environ, TF_ENABLE_ONEDNN_OPTS=flag, TF_CPP_MIN_LOG_LEVEL="3")
+        assert _run_child(env, 120, _DEFAULT_CHILD)[-1] == expected
+    cpuinfo = Path("/proc/cpuinfo")
+    if platform.system() == "Linux" and platform.machine() == "x86_64" and cpuinfo.exists():
+        flags = set(cpuinfo.read_text().split())
+        nn = {"avx512_vnni", "avx512_bf16", "avx_vnni", "amx_tile", "amx_int8", "amx_bf16"}
+        assert default == bool(flags & nn), sorted(flags & nn)

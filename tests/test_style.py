@@ -72,9 +72,10 @@ def test_exercises_have_solutions_and_checks(page):
 # One meaning per letter ------------------------------------------------------
 # The notation page's table "One meaning per letter" lists every capital letter
 # a page may define. A definition is "<letter> = ..." inside math (not "\bar A =",
-# "d(...) =" or "\nabla L ="); where the book fixes what a letter stands for, its
-# right-hand side must match the pattern here (substitutions such as "W = B"
-# included). Letters with no pattern may be defined freely, but only once listed.
+# "d(...) =", "\nabla L =" or a function of the letter such as "\det A ="); where
+# the book fixes what a letter stands for, its right-hand side must match the
+# pattern here (substitutions such as "W = B" included). Letters with no pattern
+# may be defined freely, but only once listed.
 LETTER_RULES = {
     "Z": r"\\tanh|XW",
     "Q": r"Z ?C",
@@ -83,7 +84,7 @@ LETTER_RULES = {
     "S": r"\\tanh\(Z\)",
     "W": r"B\b",  # chapter 01: "with W = B" (the puzzle's factor)
     "X": r"B\b",  # chapter 02: AXC with X = B
-    "A": r"T\b",  # chapter 02: AXC with A = T
+    "F": r"$^",  # the Cholesky factor is defined by A = FF^H, never by a formula
     "D": r"$^",  # targets are data: never defined by a formula
 }
 FORBIDDEN = [
@@ -112,7 +113,11 @@ def _letter_table():
 def _definitions(math):
     for m in re.finditer(r"(?<![\\\w{}^_'])([A-Z])\s*=\s*(?!=)([^,;=]*)", math):
         before = math[: m.start()]
-        if re.search(r"(\\bar|\\nabla|\\partial|\\hat|\bd)\s*\{?\s*$", before):
+        if re.search(
+            r"(\\bar|\\nabla|\\partial|\\hat|\\det|\\log|\\operatorname\{\w+\}|\bd)"
+            r"\s*\{?\s*$",
+            before,
+        ):
             continue
         yield m.group(1), m.group(2).strip()
 
@@ -121,28 +126,7 @@ def test_the_letter_table_exists():
     assert {"T", "B", "Y", "G", "V", "X", "W", "Z", "D"} <= _letter_table()
 
 
-# The four newest "Going further" pages still give some letters their own,
-# locally defined meanings (A for the matrix an operation acts on, X + iY for
-# the parts of a complex Z); the notation page says so. Strict: when a page is
-# aligned with the table, its mark must go.
-LETTERS_PENDING = {
-    "further/registered_gradients.md",
-    "further/einsum_cholesky.md",
-    "further/reverse_mode_costs.md",
-    "further/wirtinger.md",
-}
-
-
-@pytest.mark.parametrize(
-    "page",
-    [
-        pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="letters not aligned yet"))
-        if str(p) in LETTERS_PENDING
-        else p
-        for p in toc_pages()
-    ],
-    ids=str,
-)
+@pytest.mark.parametrize("page", toc_pages(), ids=str)
 def test_one_meaning_per_letter(page):
     letters = _letter_table()
     problems = []
@@ -179,3 +163,19 @@ def test_the_letter_checks_catch_the_old_mistakes():
     assert dict(_definitions(r"W = Z C")) == {"W": "Z C"}
     assert not re.match(LETTER_RULES["W"], "Z C")
     assert list(_definitions(r"\bar A = G B^{\mathsf H}")) == []
+    assert list(_definitions(r"d\det A = \operatorname{tr}(\operatorname{adj}(A)\,dA)")) == []
+    assert list(_definitions(r"\log\det A = 2\sum_i \log F_{ii}")) == []
+    assert dict(_definitions(r"A = FF^{\mathsf H}")) == {"A": r"FF^{\mathsf H}"}
+
+
+def test_the_roadmap_lists_every_page():
+    # The introduction's roadmap names every chapter and "Going further" page.
+    text = (ROOT / "index.md").read_text()
+    roadmap = text.split("(intro-roadmap)=", 1)[1].split("(intro-how-to-read)=", 1)[0]
+    linked = set(re.findall(r"\{ref\}`(?:[^`<]*<)?([\w-]+)>?`", roadmap))
+    missing = []
+    for page in CHAPTERS:
+        label = re.search(r"^\(([\w-]+)\)=\n# ", (ROOT / page).read_text(), re.M).group(1)
+        if label not in linked:
+            missing.append(f"{page} ({label})")
+    assert not missing, "the roadmap in index.md does not link: " + ", ".join(missing)

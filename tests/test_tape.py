@@ -19,6 +19,8 @@ OPS = [
     "matmul",
     "add_row",
     "add_col",
+    "sub_row",
+    "rsub_col",
     "square",
     "scale",
     "transpose",
@@ -55,6 +57,10 @@ def _program(lib, ops, x, w, seed):
             y = y + rng.standard_normal(c)  # broadcast over rows
         elif op == "add_col":
             y = y + rng.standard_normal((r, 1))  # broadcast over columns
+        elif op == "sub_row":
+            y = y - rng.standard_normal(c)  # Variable - constant
+        elif op == "rsub_col":
+            y = rng.standard_normal((r, 1)) - y  # constant - Variable
         elif op == "square":
             y = y * y
         elif op == "scale":

@@ -82,3 +82,21 @@ def test_vjp_from_jacobian_does_not_conjugate():
     np.testing.assert_allclose(
         np.conj(vjp_from_jacobian(J, np.conj(g))), g @ b.conj().T, rtol=1e-12
     )
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**16))
+def test_the_glossarys_adjoints_under_the_real_inner_product(seed):
+    # appendix/glossary.md, "adjoint": Re<V, f(U)> = Re<f*(V), U> with
+    # Re<A, B> = Re tr(A^H B); dT -> dT B has adjoint V -> V B^H, and conj
+    # (real-linear, no complex matrix) has adjoint V -> conj(V).
+    rng = np.random.default_rng(seed)
+    cplx = lambda *s: rng.standard_normal(s) + 1j * rng.standard_normal(s)
+    re_inner = lambda a, b: np.real(np.vdot(a, b))
+    U, V, B = cplx(2, 3), cplx(2, 4), cplx(3, 4)
+    np.testing.assert_allclose(re_inner(V, U @ B), re_inner(V @ B.conj().T, U), rtol=1e-12)
+    U, V = cplx(2, 3), cplx(2, 3)
+    np.testing.assert_allclose(re_inner(V, U.conj()), re_inner(V.conj(), U), rtol=1e-12)
+    # under the complex inner product itself conj has no adjoint: <V, conj U> is
+    # not linear in U, so no W gives <W, U> for every U (i U breaks it)
+    assert not np.isclose(np.vdot(V, (1j * U).conj()), 1j * np.vdot(V, U.conj()))

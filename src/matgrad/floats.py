@@ -11,6 +11,8 @@ a sum of three terms, say which grouping this machine's kernel used
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from ._checks import as_array
@@ -34,13 +36,33 @@ def ulps(actual, desired) -> int:
     return int(np.rint(np.max(np.abs(a.astype(np.float64) - d.astype(np.float64)) / unit)))
 
 
+def correctly_rounded(x: Fraction, dtype) -> np.floating:
+    """The number of ``dtype`` nearest to the exact rational ``x`` (ties to even).
+
+    One rounding, from the exact value: what IEEE arithmetic calls the
+    correctly rounded result. (Converting through float64 first would round
+    twice.)  For finite ``x`` inside the dtype's range.
+    """
+    dtype = np.dtype(dtype)
+    if dtype.kind != "f" or dtype.itemsize > 8:
+        raise TypeError(f"dtype must be float16, float32 or float64, got {dtype}")
+    guess = dtype.type(float(x))  # at most one step away
+    up, down = np.nextafter(guess, dtype.type(np.inf)), np.nextafter(guess, dtype.type(-np.inf))
+    bits = {2: np.uint16, 4: np.uint32, 8: np.uint64}[dtype.itemsize]
+    # nearest first, then the one whose last bit is even
+    return min(
+        (guess, up, down), key=lambda c: (abs(Fraction(float(c)) - x), int(c.view(bits)) & 1)
+    )
+
+
 def three_term_sums(x0, x1, x2, names=("b0", "b1", "b2")) -> dict[str, np.floating]:
     """Every way a kernel can add three numbers, in their own precision.
 
     Returns ``{"(b0 + b1) + b2": ..., "(b0 + b2) + b1": ..., "b0 + (b1 + b2)": ...}``
-    (with ``names``), and the exactly rounded sum under ``"round(b0 + b1 + b2)"``:
-    a kernel that accumulates in higher precision gives that one. Each value
-    is computed in the order its key says, so these are exact, on any machine.
+    (with ``names``), and under ``"round(b0 + b1 + b2)"`` the correctly rounded
+    sum: the exact sum, in rational arithmetic, rounded once. Each grouping
+    is computed in the order its key says, with each addition correctly
+    rounded, so all four are the same on any machine.
     """
     terms = [np.asarray(x)[()] for x in (x0, x1, x2)]
     if any(not np.issubdtype(t.dtype, np.floating) for t in terms):
@@ -49,14 +71,16 @@ def three_term_sums(x0, x1, x2, names=("b0", "b1", "b2")) -> dict[str, np.floati
         )
     if len({t.dtype for t in terms}) != 1:
         raise TypeError(f"x0, x1, x2 must share one dtype, got {[str(t.dtype) for t in terms]}")
+    if terms[0].dtype.itemsize > 8:
+        raise TypeError(f"x0, x1, x2 must be float16, float32 or float64, got {terms[0].dtype}")
     a, b, c = terms
     n0, n1, n2 = names
-    exact = np.longdouble(a) + np.longdouble(b) + np.longdouble(c)
+    exact = Fraction(float(a)) + Fraction(float(b)) + Fraction(float(c))
     return {
         f"({n0} + {n1}) + {n2}": (a + b) + c,
         f"({n0} + {n2}) + {n1}": (a + c) + b,
         f"{n0} + ({n1} + {n2})": a + (b + c),
-        "round(b0 + b1 + b2)": a.dtype.type(exact),
+        "round(b0 + b1 + b2)": correctly_rounded(exact, a.dtype),
     }
 
 

@@ -52,6 +52,12 @@ class Variable:
     def __radd__(self, other):
         return add(other, self)
 
+    def __sub__(self, other):
+        return subtract(self, other)
+
+    def __rsub__(self, other):
+        return subtract(other, self)
+
     def __mul__(self, other):
         return multiply(self, other)
 
@@ -68,18 +74,18 @@ class Variable:
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         # `ndarray @ Variable` and friends arrive here: record the ones we know.
-        known = {np.matmul: matmul, np.add: add, np.multiply: multiply}
+        known = {np.matmul: matmul, np.add: add, np.subtract: subtract, np.multiply: multiply}
         if method == "__call__" and ufunc in known and len(inputs) == 2 and not kwargs:
             return known[ufunc](*inputs)
         raise TypeError(
             f"the Tape does not know the operation {ufunc.__name__!r}; it records "
-            "matmul (@), add (+), multiply (*), sum, transpose (.T) and reshape"
+            "matmul (@), add (+), subtract (-), multiply (*), sum, transpose (.T) and reshape"
         )
 
     def __array_function__(self, func, types, args, kwargs):
         raise TypeError(
             f"the Tape does not know the operation {func.__name__!r}; it records "
-            "matmul (@), add (+), multiply (*), sum, transpose (.T) and reshape"
+            "matmul (@), add (+), subtract (-), multiply (*), sum, transpose (.T) and reshape"
         )
 
 
@@ -113,6 +119,11 @@ def matmul(a, b) -> Variable:
 def add(a, b) -> Variable:
     A, B = _value(a), _value(b)
     return _record(A + B, (a, b), lambda g: (_unbroadcast(g, A.shape), _unbroadcast(g, B.shape)))
+
+
+def subtract(a, b) -> Variable:
+    A, B = _value(a), _value(b)
+    return _record(A - B, (a, b), lambda g: (_unbroadcast(g, A.shape), -_unbroadcast(g, B.shape)))
 
 
 def multiply(a, b) -> Variable:
