@@ -10,18 +10,26 @@ writes `_build/pdf/matgrad-en.pdf` and `_build/pdf/matgrad-zh_CN.pdf`:
    as the site, so no page is read or run again.
 2. Debian's Chromium (the one the browser tests use), driven by Playwright,
    opens each page over a local HTTP server (MathJax loads its fonts, which a
-   `file://` page may not), waits until MathJax has typeset every formula,
-   adds a cover and a contents page, and prints it (A4) with `book-print.css`,
-   PDF bookmarks (`outline=True`) and a tagged PDF. Links between pages are
-   links inside the single page, so they stay links inside the PDF. Chinese
-   text is set in the Noto CJK fonts the machine has; Chromium embeds the
-   glyphs it uses.
+   `file://` page may not; any request that is not to that server is refused
+   and fails the build), waits until MathJax has typeset every formula, adds
+   a cover and a contents page, and prints it (A4) with `book-print.css` as a
+   tagged PDF. Links between pages are links inside the single page, so they
+   stay links inside the PDF. Chinese text is set in the Noto CJK fonts the
+   machine has (fonts-noto-cjk); Chromium embeds the glyphs it uses.
+   Chromium's print has no `target-counter()`, so the contents' page numbers
+   take a second print: the first one says (by its named destinations) on
+   which page each heading landed, those numbers go into the contents, and
+   the page is printed again; that the second print put every heading on the
+   same page is checked, not assumed. The bookmarks (PDF outline) are then
+   written with pypdf from the headings themselves: the contents page, each
+   chapter, its sections and their subsections.
 3. The site is built again (only written, not read), so that the download
    menu of every page links to both PDFs, which the site then serves at its
    top (`_ext/book_fixes.py`).
 
 Nothing here uses the network; a missing Chromium is an error that says what
-to install.
+to install. When nothing changed since the last `make pdf` (the site, this
+file, the style sheet, the browser), it does nothing.
 """
 
 from __future__ import annotations
@@ -29,8 +37,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
+import hashlib
 import http.server
 import importlib.util
+import io
+import logging
 import shutil
 import sys
 import threading
@@ -88,14 +99,36 @@ def serve(folder: Path):
         httpd.shutdown()
 
 
-# Runs in the page before printing: a cover in front of the book. The
-# contents page after it is the theme's own print-only table of contents,
-# which on the single page is the whole book's (part captions and chapters,
-# in _toc.yml order, linked to the chapters). Links written as
-# "index.html#x" point into this same page: they become "#x", so that the
-# PDF has them as links inside it.
-PREPARE_JS = """([title, author, edition]) => {
+# Runs in the page before printing; returns the book's headings, in order.
+#
+# - A cover in front of the book, then a contents page built here (the theme's
+#   own print-only contents is hidden): the part captions of _toc.yml, each
+#   chapter and its sections, each line a link to its heading, with an empty
+#   box of fixed width for the page number, which `print_edition` fills.
+# - Every heading gets an empty marker, `pdf-h-<n>`, as its first child, and
+#   a (hidden) link to it: Chromium writes a named destination for every
+#   element a link of the page points to, so the printed PDF says on which
+#   page each heading landed. The ids that links of the book point to (a
+#   section's, a label's, a chapter's `document-...`) move onto the section's
+#   heading too, so that such a link lands on the heading.
+# - A heading and the paragraph after it go into one box that does not break
+#   (book-print.css says why not `break-after: avoid`).
+# - Dropdowns (the exercises' solutions) are open, as the theme prints them.
+#   The theme opens them on "beforeprint" and closes them on "afterprint";
+#   the page is printed more than once, so they are opened here, once, and
+#   those handlers are kept out: every print is of the same page.
+# - The index page's title is a chapter title among the others (h2 on the
+#   single page, as the other chapters' titles are).
+# - Links written as "index.html#x" point into this same page: they become
+#   "#x", so that the PDF has them as links inside it.
+PREPARE_JS = """([title, author, edition, contentsWord]) => {
+  for (const type of ['beforeprint', 'afterprint'])
+    window.addEventListener(type, e => e.stopImmediatePropagation(), true);
+  document.querySelectorAll('.admonition.toggle.toggle-hidden').forEach(
+    e => e.querySelector('button.toggle-button').click());
+  document.querySelectorAll('details').forEach(e => { e.open = true; });
   const main = document.querySelector('article.bd-article');
+  const printBody = document.querySelector('#jb-print-docs-body');
   const cover = document.createElement('section');
   cover.className = 'book-cover';
   for (const [cls, text] of [['title', title], ['edition', edition], ['author', author]]) {
@@ -104,34 +137,191 @@ PREPARE_JS = """([title, author, edition]) => {
     p.textContent = text;
     cover.appendChild(p);
   }
-  const body = document.querySelector('#jb-print-docs-body');
-  // The part captions are headings for the screen reader's sake; in the PDF
-  // they would become bookmarks of their own, all pointing at this page.
-  body.querySelectorAll('[role="heading"]').forEach(e => {
-    e.removeAttribute('role'); e.removeAttribute('aria-level'); });
-  body.parentElement.insertBefore(cover, body);
-  // The index page's title is a chapter title among the others (h2 on the
-  // single page), so that the bookmarks list the chapters at the top level.
+  // The parts of _toc.yml, from the theme's contents: caption -> first chapter.
+  const parts = new Map();
+  printBody.querySelectorAll('#jb-print-toc p.caption').forEach(p => {
+    const link = p.nextElementSibling && p.nextElementSibling.querySelector('a[href*="#document-"]');
+    if (link) parts.set(link.getAttribute('href').split('#')[1], p.textContent.trim());
+  });
   const first = main.querySelector('h1');
   const h2 = document.createElement('h2');
   h2.innerHTML = first.innerHTML;
   first.replaceWith(h2);
+  // The chapters: the index page's section, and each page's after its marker.
+  const chapters = new Map([[h2.closest('section'), null]]);
+  main.querySelectorAll('span[id^="document-"] + section').forEach(
+    s => chapters.set(s, s.previousElementSibling.id));
+  chapters.forEach((doc, s) => s.classList.add('book-chapter'));
+  h2.closest('section').classList.add('book-chapter--first');
+  const plain = heading => {
+    const copy = heading.cloneNode(true);
+    copy.querySelectorAll('.headerlink').forEach(e => e.remove());
+    // Math as the words MathJax gives screen readers (its MathML's text).
+    copy.querySelectorAll('mjx-container').forEach(m => {
+      const mml = m.querySelector('mjx-assistive-mml');
+      m.replaceWith(mml ? mml.textContent : m.textContent);
+    });
+    return copy.textContent.replace(/\\s+/g, ' ').trim();
+  };
+  const headings = [];
+  main.querySelectorAll('section').forEach(section => {
+    const heading = section.querySelector(':scope > :is(h1, h2, h3, h4, h5, h6)');
+    if (!heading) return;
+    const chapter = section.closest('.book-chapter');
+    let level = 0;
+    for (let s = section; s !== chapter; s = s.parentElement.closest('section')) level++;
+    headings.push({heading, section, level, doc: chapters.has(section) ? chapters.get(section) : undefined,
+                   title: plain(heading)});
+  });
+  const hidden = document.createElement('div');
+  hidden.className = 'book-destinations';
+  const link = id => { const a = document.createElement('a'); a.href = '#' + id; return a; };
+  const entries = headings.map(({heading, section, level, doc, title}, n) => {
+    // Everything a link may point at lands on the heading itself.
+    const moved = [];
+    for (let e = section.previousElementSibling; e && e.tagName === 'SPAN' && e.id
+         && !e.textContent && !e.children.length; e = e.previousElementSibling) moved.push(e);
+    moved.forEach(e => heading.prepend(e));
+    if (section.id && !heading.id) { heading.id = section.id; section.removeAttribute('id'); }
+    const marker = document.createElement('span');
+    marker.id = 'pdf-h-' + n;
+    marker.className = 'book-marker';
+    heading.prepend(marker);
+    hidden.appendChild(link(marker.id));
+    // A heading stays with the paragraph after it (see book-print.css).
+    const next = heading.nextElementSibling;
+    if (next && next.tagName === 'P') {
+      const keep = document.createElement('div');
+      keep.className = 'book-keep';
+      heading.before(keep);
+      keep.append(heading, next);
+    }
+    return {marker: marker.id, title, level, chapter: doc !== undefined, doc};
+  });
+  // The contents: chapters and their sections (the bookmarks have one level more).
+  const contents = document.createElement('nav');
+  contents.className = 'book-contents';
+  contents.id = 'pdf-contents';
+  hidden.appendChild(link(contents.id));
+  const head = document.createElement('p');
+  head.className = 'book-contents__title';
+  head.textContent = contentsWord;
+  const list = document.createElement('ol');
+  contents.append(head, list);
+  headings.forEach(({heading, level, doc}, n) => {
+    if (level > 1) return;
+    if (doc && parts.has(doc)) {
+      const part = document.createElement('li');
+      part.className = 'book-contents__part';
+      part.textContent = parts.get(doc);
+      list.appendChild(part);
+    }
+    const item = document.createElement('li');
+    item.className = 'book-contents__level-' + level;
+    const a = link(entries[n].marker);
+    const text = document.createElement('span');
+    text.className = 'book-contents__text';
+    const copy = heading.cloneNode(true);
+    copy.querySelectorAll('.headerlink').forEach(e => e.remove());
+    copy.querySelectorAll('[id]').forEach(e => e.removeAttribute('id'));
+    text.append(...copy.childNodes);
+    const leader = document.createElement('span');
+    leader.className = 'book-contents__leader';
+    const page = document.createElement('span');
+    page.className = 'book-contents__page';
+    page.dataset.marker = entries[n].marker;
+    a.append(text, leader, page);
+    item.appendChild(a);
+    list.appendChild(item);
+  });
+  printBody.parentElement.insertBefore(cover, printBody);
+  printBody.parentElement.insertBefore(contents, printBody);
+  document.body.appendChild(hidden);
   document.querySelectorAll('a[href^="index.html#"]').forEach(
     a => a.setAttribute('href', a.getAttribute('href').slice('index.html'.length)));
-  return Array.from(document.querySelectorAll('span[id^="document-"] + section > :is(h1, h2)'))
-    .map(h => h.textContent.replace(/#$/, '').trim());
+  return entries;
 }"""
+
+# The page numbers into the contents (the second print).
+FILL_JS = """(pages) => document.querySelectorAll('.book-contents__page').forEach(
+  e => { e.textContent = pages[e.dataset.marker]; })"""
 
 FOOTER = ('<div style="font-size:8px; width:100%; text-align:center; color:#555">'
           '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
+PDF_OPTIONS = dict(
+    format="A4", print_background=True,
+    margin={"top": "16mm", "bottom": "16mm", "left": "15mm", "right": "15mm"},
+    display_header_footer=True, header_template="<span></span>", footer_template=FOOTER,
+    # Chromium's own bookmarks (outline=True) take a heading's title from the
+    # text it draws for it: they lose the space at each line break and all
+    # math, and (with the theme's `break-after: avoid`, see book-print.css)
+    # a heading moved to the next page was drawn on both pages, its bookmark
+    # doubled. The bookmarks are written from the headings instead
+    # (`write_book`). Tagged: the PDF keeps its structure for screen readers.
+    outline=False, tagged=True)
+PASSES = 3  # prints until the contents' numbers are the headings' pages
+# pypdf warns about the object count in Chromium's trailer, which is harmless.
+logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 
-async def print_edition(browser, edition: str) -> list[str]:
-    """Print one edition's single page to its PDF; return the chapter titles."""
+def destinations(data: bytes, names: list[str]) -> dict[str, tuple[int, float, float]]:
+    """Where Chromium put each named destination: (page index, left, top) in points."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(io.BytesIO(data))
+    found = {}
+    for name, dest in reader.named_destinations.items():
+        found[str(name).lstrip("/")] = (reader.get_destination_page_number(dest),
+                                        float(dest.left or 0), float(dest.top or 0))
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise RuntimeError(f"Chromium wrote no destination for {len(missing)} headings "
+                           f"({missing[:5]}...)")
+    return {n: found[n] for n in names}
+
+
+def write_book(data: bytes, path: Path, entries: list[dict], places: dict, contents: str) -> int:
+    """The printed PDF, with bookmarks: the contents page, then each chapter
+    (closed) with its sections and their subsections, each at its heading.
+    Returns the number of pages."""
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import Fit
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(data)))
+
+    def add(title, marker, parent=None, is_open=True):
+        page, left, top = places[marker]
+        return writer.add_outline_item(title=title, page_number=page, parent=parent,
+                                       fit=Fit.xyz(left=left, top=top), is_open=is_open)
+
+    add(contents, "pdf-contents")
+    parents = []
+    for entry in entries:
+        level = min(entry["level"], len(parents))
+        parent = parents[level - 1] if level else None
+        parents[level:] = [add(entry["title"], entry["marker"], parent, is_open=level > 0)]
+    writer.page_mode = "/UseOutlines"
+    writer.write(path)
+    return len(writer.pages)
+
+
+async def print_edition(browser, edition: str) -> tuple[list[str], int, int]:
+    """Print one edition's single page to its PDF; return the chapter titles,
+    the number of pages and of prints."""
     spec = EDITIONS[edition]
+    outside = []
+
+    async def local_only(route):
+        if route.request.url.startswith(base_url + "/") or route.request.url.startswith("data:"):
+            await route.continue_()
+        else:  # nothing of the book comes from the network
+            outside.append(route.request.url)
+            await route.abort()
+
     with serve(singlehtml_dir(edition)) as base_url:
         context = await browser.new_context(viewport={"width": 1000, "height": 1400},
                                             color_scheme="light", locale=spec["lang"])
+        await context.route("**/*", local_only)
         page = await context.new_page()
         errors = []
         page.on("pageerror", lambda e: errors.append(str(e)))
@@ -145,19 +335,36 @@ async def print_edition(browser, edition: str) -> list[str]:
             raise RuntimeError(f"{edition}: {left} formulas were not typeset by MathJax")
         title, author = cover_words(edition)
         await page.add_style_tag(path=str(PRINT_CSS))
-        chapters = await page.evaluate(PREPARE_JS, [title, author, spec["edition"]])
+        entries = await page.evaluate(PREPARE_JS,
+                                      [title, author, spec["edition"], spec["contents"]])
         await page.emulate_media(media="print")
-        await page.pdf(path=str(pdf_path(edition)), format="A4", print_background=True,
-                       margin={"top": "16mm", "bottom": "16mm", "left": "15mm", "right": "15mm"},
-                       display_header_footer=True, header_template="<span></span>",
-                       footer_template=FOOTER, outline=True, tagged=True)
+        # Print, read where each heading landed, write those pages into the
+        # contents, print again. The numbers' boxes have a fixed width, so
+        # the second print has the first one's pages; it is checked, not
+        # assumed.
+        markers = [e["marker"] for e in entries] + ["pdf-contents"]
+        filled = None
+        for prints in range(1, PASSES + 1):
+            data = await page.pdf(**PDF_OPTIONS)
+            places = destinations(data, markers)
+            pages = {m: str(places[m][0] + 1) for m in markers}
+            if pages == filled:
+                break
+            await page.evaluate(FILL_JS, pages)
+            filled = pages
+        else:
+            raise RuntimeError(f"{edition}: the contents' page numbers did not settle "
+                               f"in {PASSES} prints")
         await context.close()
     if errors:
         raise RuntimeError(f"{edition}: errors in the page: {errors}")
-    return chapters
+    if outside:
+        raise RuntimeError(f"{edition}: the page asked the network for {outside}")
+    pages = write_book(data, pdf_path(edition), entries, places, spec["contents"])
+    return [e["title"] for e in entries if e["chapter"]], pages, prints
 
 
-async def print_all(exe: str) -> dict[str, list[str]]:
+async def print_all(exe: str) -> dict[str, tuple[list[str], int, int]]:
     """Both editions at once (one Chromium, a tab each: the machine has two cores)."""
     from playwright.async_api import async_playwright
 
@@ -187,16 +394,48 @@ def chromium() -> str:
                      "(Debian: apt-get install chromium)")
 
 
+# `make book` removes the PDFs whenever the site changes (Makefile); the
+# PDFs also depend on this printer and its style sheet. Their digest, with the
+# site's (the Makefile's stamp of the last successful build), is kept beside
+# the PDFs: when both PDFs exist and it matches, there is nothing to do.
+BOOK_OK = ROOT / "_build" / ".book-succeeded"
+PDF_OK = ROOT / "_build" / ".pdf-succeeded"
+
+
+def inputs_digest(exe: str) -> str | None:
+    if not BOOK_OK.exists():
+        return None
+    digest = hashlib.sha256(BOOK_OK.read_bytes())
+    for path in (Path(__file__), PRINT_CSS):
+        digest.update(path.read_bytes())
+    browser = Path(exe).resolve()
+    digest.update(f"{browser} {browser.stat().st_mtime_ns}".encode())
+    return digest.hexdigest()
+
+
+def up_to_date(digest: str | None) -> bool:
+    site = build_site().EDITIONS["en"]["out"]
+    return (digest is not None and PDF_OK.exists() and PDF_OK.read_text() == digest
+            and all(pdf_path(e).exists() and (site / pdf_path(e).name).exists()
+                    for e in EDITIONS))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--print-only", action="store_true",
                         help="print the single pages built last time (for work on the print CSS)")
+    parser.add_argument("--force", action="store_true", help="build even if nothing changed")
     args = parser.parse_args()
     start = time.perf_counter()
     site = build_site()
     if not (site.EDITIONS["en"]["out"] / "index.html").exists():
         raise SystemExit("make pdf: build the site first (make book)")
     exe = chromium()
+    digest = inputs_digest(exe)
+    if not (args.force or args.print_only) and up_to_date(digest):
+        print(f"make pdf: nothing changed since the last build ({PDF_DIR.relative_to(ROOT)})")
+        return 0
+    PDF_OK.unlink(missing_ok=True)
     if not args.print_only:
         status = site.build_editions([EDITIONS[e]["sphinx"] for e in EDITIONS], fresh=False)
         if status:
@@ -205,9 +444,9 @@ def main() -> int:
     PDF_DIR.mkdir(parents=True, exist_ok=True)
     for edition in EDITIONS:
         pdf_path(edition).unlink(missing_ok=True)
-    for edition, chapters in asyncio.run(print_all(exe)).items():
-        print(f"{pdf_path(edition).relative_to(ROOT)}: {len(chapters)} chapters, "
-              f"{pdf_path(edition).stat().st_size / 1e6:.1f} MB")
+    for edition, (chapters, pages, prints) in asyncio.run(print_all(exe)).items():
+        print(f"{pdf_path(edition).relative_to(ROOT)}: {len(chapters)} chapters, {pages} pages "
+              f"({prints} prints), {pdf_path(edition).stat().st_size / 1e6:.1f} MB")
     printed = time.perf_counter()
     if args.print_only:
         return 0
@@ -217,6 +456,8 @@ def main() -> int:
     if status:
         return status
     site.publish_zh()
+    if digest:
+        PDF_OK.write_text(digest)
     print(f"make pdf: one page per edition {built - start:.1f} s, printing "
           f"{printed - built:.1f} s, index pages with the links {time.perf_counter() - printed:.1f} s")
     return 0
