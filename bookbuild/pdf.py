@@ -111,8 +111,12 @@ def serve(folder: Path):
 #   page each heading landed. The ids that links of the book point to (a
 #   section's, a label's, a chapter's `document-...`) move onto the section's
 #   heading too, so that such a link lands on the heading.
-# - A heading and the paragraph after it go into one box that does not break
-#   (book-print.css says why not `break-after: avoid`).
+# - A heading and what follows it go into one box that does not break, if
+#   that is short, or the heading's box leaves room for a few lines after it
+#   (book-print.css says why not `break-after: avoid`). Measured in the
+#   print style at the A4 text width (the page's viewport).
+# - A table wider than the text gets a smaller type until it fits (its
+#   cells wrap; math and long code may not).
 # - Dropdowns (the exercises' solutions) are open, as the theme prints them.
 #   The theme opens them on "beforeprint" and closes them on "afterprint";
 #   the page is printed more than once, so they are opened here, once, and
@@ -122,12 +126,19 @@ def serve(folder: Path):
 # - Links written as "index.html#x" point into this same page: they become
 #   "#x", so that the PDF has them as links inside it.
 PREPARE_JS = """([title, author, edition, contentsWord]) => {
+  const KEEP_WITH_NEXT_PX = 300;  // about a third of the A4 text height
   for (const type of ['beforeprint', 'afterprint'])
     window.addEventListener(type, e => e.stopImmediatePropagation(), true);
   document.querySelectorAll('.admonition.toggle.toggle-hidden').forEach(
     e => e.querySelector('button.toggle-button').click());
   document.querySelectorAll('details').forEach(e => { e.open = true; });
   const main = document.querySelector('article.bd-article');
+  // A table wider than the text (math and long code do not wrap) gets a
+  // smaller type until it fits.
+  main.querySelectorAll('table').forEach(t => {
+    for (let size = 80; size >= 60 && t.getBoundingClientRect().width > t.parentElement.clientWidth + 1;
+         size -= 5) t.style.fontSize = size + '%';
+  });
   const printBody = document.querySelector('#jb-print-docs-body');
   const cover = document.createElement('section');
   cover.className = 'book-cover';
@@ -163,6 +174,11 @@ PREPARE_JS = """([title, author, edition, contentsWord]) => {
     });
     return copy.textContent.replace(/\\s+/g, ' ').trim();
   };
+  // The first text a reader sees in an element (not MathJax's hidden MathML).
+  const firstText = element => document.createTreeWalker(element, NodeFilter.SHOW_TEXT, {
+    acceptNode: t => t.textContent.trim() && t.parentElement.getClientRects().length
+      && !t.parentElement.closest('mjx-assistive-mml, .headerlink, script, style')
+      ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP}).nextNode();
   const headings = [];
   main.querySelectorAll('section').forEach(section => {
     const heading = section.querySelector(':scope > :is(h1, h2, h3, h4, h5, h6)');
@@ -170,13 +186,16 @@ PREPARE_JS = """([title, author, edition, contentsWord]) => {
     const chapter = section.closest('.book-chapter');
     let level = 0;
     for (let s = section; s !== chapter; s = s.parentElement.closest('section')) level++;
+    // (measured before anything moves: one layout)
+    const next = heading.nextElementSibling;
+    const short = next !== null && next.getBoundingClientRect().height < KEEP_WITH_NEXT_PX;
     headings.push({heading, section, level, doc: chapters.has(section) ? chapters.get(section) : undefined,
-                   title: plain(heading)});
+                   title: plain(heading), next, short, text: next && !short ? firstText(next) : null});
   });
   const hidden = document.createElement('div');
   hidden.className = 'book-destinations';
   const link = id => { const a = document.createElement('a'); a.href = '#' + id; return a; };
-  const entries = headings.map(({heading, section, level, doc, title}, n) => {
+  const entries = headings.map(({heading, section, level, doc, title, next, short, text}, n) => {
     // Everything a link may point at lands on the heading itself.
     const moved = [];
     for (let e = section.previousElementSibling; e && e.tagName === 'SPAN' && e.id
@@ -188,15 +207,26 @@ PREPARE_JS = """([title, author, edition, contentsWord]) => {
     marker.className = 'book-marker';
     heading.prepend(marker);
     hidden.appendChild(link(marker.id));
-    // A heading stays with the paragraph after it (see book-print.css).
-    const next = heading.nextElementSibling;
-    if (next && next.tagName === 'P') {
-      const keep = document.createElement('div');
-      keep.className = 'book-keep';
-      heading.before(keep);
-      keep.append(heading, next);
+    // A heading stays with what follows it (see book-print.css): in one box
+    // with it when that is short (a paragraph, a list, a small cell),
+    // else with room for a few lines below it.
+    const keep = document.createElement('div');
+    keep.className = 'book-keep';
+    heading.before(keep);
+    keep.append(heading);
+    if (short) keep.append(next);
+    else keep.classList.add('book-keep--room');
+    // ... and a marker before the first text after it, which tells whether
+    // that text made it onto the heading's page.
+    let after = null;
+    if (text) {
+      const m = document.createElement('span');
+      m.id = after = 'pdf-a-' + n;
+      m.className = 'book-marker';
+      text.before(m);
+      hidden.appendChild(link(m.id));
     }
-    return {marker: marker.id, title, level, chapter: doc !== undefined, doc};
+    return {marker: marker.id, after, title, level, chapter: doc !== undefined, doc};
   });
   // The contents: chapters and their sections (the bookmarks have one level more).
   const contents = document.createElement('nav');
@@ -242,10 +272,17 @@ PREPARE_JS = """([title, author, edition, contentsWord]) => {
   return entries;
 }"""
 
+# A page break before these headings (their keep boxes).
+BREAK_JS = """(markers) => markers.forEach(
+  m => document.getElementById(m).closest('.book-keep').classList.add('book-keep--break'))"""
+
 # The page numbers into the contents (the second print).
 FILL_JS = """(pages) => document.querySelectorAll('.book-contents__page').forEach(
   e => { e.textContent = pages[e.dataset.marker]; })"""
 
+# The page's viewport is as wide as A4's text (210 mm less 2 x 15 mm margins,
+# in CSS pixels), so that what PREPARE_JS measures is as it will be printed.
+VIEWPORT = {"width": round((210 - 2 * 15) / 25.4 * 96), "height": 1000}
 FOOTER = ('<div style="font-size:8px; width:100%; text-align:center; color:#555">'
           '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
 PDF_OPTIONS = dict(
@@ -259,7 +296,7 @@ PDF_OPTIONS = dict(
     # doubled. The bookmarks are written from the headings instead
     # (`write_book`). Tagged: the PDF keeps its structure for screen readers.
     outline=False, tagged=True)
-PASSES = 3  # prints until the contents' numbers are the headings' pages
+PASSES = 4  # prints until the contents' numbers are the headings' pages
 # pypdf warns about the object count in Chromium's trailer, which is harmless.
 logging.getLogger("pypdf").setLevel(logging.ERROR)
 
@@ -319,7 +356,7 @@ async def print_edition(browser, edition: str) -> tuple[list[str], int, int]:
             await route.abort()
 
     with serve(singlehtml_dir(edition)) as base_url:
-        context = await browser.new_context(viewport={"width": 1000, "height": 1400},
+        context = await browser.new_context(viewport=VIEWPORT,
                                             color_scheme="light", locale=spec["lang"])
         await context.route("**/*", local_only)
         page = await context.new_page()
@@ -335,21 +372,28 @@ async def print_edition(browser, edition: str) -> tuple[list[str], int, int]:
             raise RuntimeError(f"{edition}: {left} formulas were not typeset by MathJax")
         title, author = cover_words(edition)
         await page.add_style_tag(path=str(PRINT_CSS))
+        await page.emulate_media(media="print")
         entries = await page.evaluate(PREPARE_JS,
                                       [title, author, spec["edition"], spec["contents"]])
-        await page.emulate_media(media="print")
         # Print, read where each heading landed, write those pages into the
         # contents, print again. The numbers' boxes have a fixed width, so
         # the second print has the first one's pages; it is checked, not
         # assumed.
         markers = [e["marker"] for e in entries] + ["pdf-contents"]
-        filled = None
+        afters = {e["marker"]: e["after"] for e in entries if e["after"]}
+        filled, broken = None, set()
         for prints in range(1, PASSES + 1):
             data = await page.pdf(**PDF_OPTIONS)
-            places = destinations(data, markers)
+            places = destinations(data, markers + list(afters.values()))
             pages = {m: str(places[m][0] + 1) for m in markers}
-            if pages == filled:
+            # A heading whose next text went to a later page starts a page
+            # (once: if it still stands alone, nothing more can be done).
+            alone = [m for m, a in afters.items()
+                     if places[a][0] > places[m][0] and m not in broken]
+            if pages == filled and not alone:
                 break
+            await page.evaluate(BREAK_JS, alone)
+            broken.update(alone)
             await page.evaluate(FILL_JS, pages)
             filled = pages
         else:

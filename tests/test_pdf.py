@@ -38,6 +38,8 @@ A4_POINTS = (595.92, 842.88)  # Chromium's A4: 8.27 x 11.7 in
 # The seed question's numbers (index.md): d(sum Y)/dX[0, 0] and one entry of
 # the gradient for W, as the executed pages print them.
 SEED_NUMBERS = ("-0.17307831", "3.424693")
+# The page numbers are printed in the bottom margin (16 mm), below this.
+FOOTER_TOP = 16 / 25.4 * 72
 # The contents page's title, the first bookmark (bookbuild/pdf.py).
 CONTENTS = {"en": "Contents", "zh_CN": "目录"}
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -66,15 +68,17 @@ def book(request):
         def visit(text, cm, tm, font, size, runs=runs):
             if text.strip():  # where the text run starts, in points on the page
                 runs.append((tm[4] * cm[0] + tm[5] * cm[2] + cm[4],
-                             tm[4] * cm[1] + tm[5] * cm[3] + cm[5], text))
+                             tm[4] * cm[1] + tm[5] * cm[3] + cm[5], text,
+                             abs(size * (tm[2] * cm[1] + tm[3] * cm[3]))))
 
         texts.append(page.extract_text(visitor_text=visit) or "")
         LINES[path].append(runs)
     return request.param, path, reader, "\n".join(texts)
 
 
-# Per PDF, per page: its text runs as (x, y, text), y upwards from the foot.
-LINES: dict[Path, list[list[tuple[float, float, str]]]] = {}
+# Per PDF, per page: its text runs as (x, y, text, size in points), y
+# upwards from the foot.
+LINES: dict[Path, list[list[tuple[float, float, str, float]]]] = {}
 
 
 def _outline_titles(outline) -> list[str]:
@@ -172,7 +176,7 @@ def _printed_near(path: Path, page: int, top: float) -> str:
     """The text printed on ``page`` from ``top`` down to 130 pt below it (a
     heading's destination is the top of its box, margin included)."""
     runs = sorted(LINES[path][page], key=lambda r: (-r[1], r[0]))
-    return _squash("".join(t for x, y, t in runs if top - 130 <= y <= top + 2))
+    return _squash("".join(t for x, y, t, _ in runs if top - 130 <= y <= top + 2))
 
 
 def test_each_bookmark_is_at_its_heading(book):
@@ -189,6 +193,25 @@ def test_each_bookmark_is_at_its_heading(book):
     assert not misplaced, f"{path.name}: bookmarks not at their headings: {misplaced}"
 
 
+def test_no_heading_ends_its_page(book):
+    """Text follows every heading on its page (the print keeps a heading
+    with what comes after it); the footer (page numbers) is not text after."""
+    edition, path, reader, text = book
+    alone = []
+    for (level, title, page, top), (_, pieces) in zip(_outline(reader)[1:], site_headings(edition)):
+        whole = _squash("".join(w for kind, w in pieces if kind != "math"))
+        runs = LINES[path][page]
+        # The heading's own lines: its words near its place, in its type (the
+        # largest among those words there).
+        near = [(y, size) for x, y, t, size in runs if top - 130 <= y <= top + 2
+                and _squash(t) and _squash(t) in whole]
+        assert near, f"{path.name}: heading {title!r} not found on page {page + 1}"
+        own = [y for y, size in near if size > 0.95 * max(s for _, s in near)]
+        if not any(FOOTER_TOP < y < min(own) - 4 for x, y, t, _ in runs):
+            alone.append(f"{title!r} (page {page + 1})")
+    assert not alone, f"{path.name}: headings with nothing after them on their page: {alone}"
+
+
 def test_contents_page_numbers_are_the_headings_pages(book):
     """Each line of the contents is a link to its heading; the number printed
     at its right end is the page the heading is on, and the lines are the
@@ -203,7 +226,7 @@ def test_contents_page_numbers_are_the_headings_pages(book):
             if not dest.startswith("/pdf-h-"):
                 continue
             x0, y0, x1, y1 = (float(v) for v in annot["/Rect"])
-            inside = [(x, t) for x, y, t in LINES[path][index]
+            inside = [(x, t) for x, y, t, _ in LINES[path][index]
                       if y0 - 1 <= y <= y1 + 1 and x0 - 1 <= x <= x1 + 1]
             number = max(inside)[1].strip() if inside else ""
             target = reader.named_destinations[dest]
