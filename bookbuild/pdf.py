@@ -272,6 +272,18 @@ PREPARE_JS = """([title, author, edition, contentsWord]) => {
   return entries;
 }"""
 
+# What would be cut at the right margin: code, outputs, tables, displayed
+# math, figures wider than the text (measured at the A4 text width).
+OVERFLOW_JS = """() => {
+  const main = document.querySelector('article.bd-article');
+  const right = main.getBoundingClientRect().right;
+  return Array.from(main.querySelectorAll(
+      'pre, table, mjx-container[display="true"], img, svg, figure, .cell_output, .output'))
+    .filter(e => e.getBoundingClientRect().right > right + 1 || e.scrollWidth > e.clientWidth + 1
+                 && getComputedStyle(e).overflowX !== 'visible')
+    .map(e => e.tagName.toLowerCase() + ': ' + e.textContent.trim().slice(0, 60));
+}"""
+
 # A page break before these headings (their keep boxes).
 BREAK_JS = """(markers) => markers.forEach(
   m => document.getElementById(m).closest('.book-keep').classList.add('book-keep--break'))"""
@@ -321,10 +333,12 @@ def write_book(data: bytes, path: Path, entries: list[dict], places: dict, conte
     """The printed PDF, with bookmarks: the contents page, then each chapter
     (closed) with its sections and their subsections, each at its heading.
     Returns the number of pages."""
-    from pypdf import PdfReader, PdfWriter
+    from pypdf import PdfWriter
     from pypdf.generic import Fit
 
-    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(data)))
+    # An incremental update: Chromium's PDF as it is, then the bookmarks
+    # (rewriting the whole tagged PDF takes several times longer).
+    writer = PdfWriter(io.BytesIO(data), incremental=True)
 
     def add(title, marker, parent=None, is_open=True):
         page, left, top = places[marker]
@@ -342,11 +356,17 @@ def write_book(data: bytes, path: Path, entries: list[dict], places: dict, conte
     return len(writer.pages)
 
 
-async def print_edition(browser, edition: str) -> tuple[list[str], int, int]:
-    """Print one edition's single page to its PDF; return the chapter titles,
-    the number of pages and of prints."""
+async def print_edition(browser, edition: str) -> dict:
+    """Print one edition's single page to its PDF; return what was done
+    (chapters, pages, prints, headings moved to a new page, seconds)."""
     spec = EDITIONS[edition]
     outside = []
+    clock = [time.perf_counter()]
+    seconds = {}
+
+    def lap(name):
+        clock.append(time.perf_counter())
+        seconds[name] = seconds.get(name, 0) + clock[-1] - clock[-2]
 
     async def local_only(route):
         if route.request.url.startswith(base_url + "/") or route.request.url.startswith("data:"):
@@ -370,11 +390,17 @@ async def print_edition(browser, edition: str) -> tuple[list[str], int, int]:
             "() => document.querySelectorAll('.math:not(:has(mjx-container))').length")
         if left:
             raise RuntimeError(f"{edition}: {left} formulas were not typeset by MathJax")
+        lap("load")
         title, author = cover_words(edition)
         await page.add_style_tag(path=str(PRINT_CSS))
         await page.emulate_media(media="print")
         entries = await page.evaluate(PREPARE_JS,
                                       [title, author, spec["edition"], spec["contents"]])
+        wide = await page.evaluate(OVERFLOW_JS)
+        if wide:
+            raise RuntimeError(f"{edition}: {len(wide)} elements are wider than the printed "
+                               f"text and would be cut at the margin: {wide[:5]}")
+        lap("prepare")
         # Print, read where each heading landed, write those pages into the
         # contents, print again. The numbers' boxes have a fixed width, so
         # the second print has the first one's pages; it is checked, not
@@ -384,7 +410,9 @@ async def print_edition(browser, edition: str) -> tuple[list[str], int, int]:
         filled, broken = None, set()
         for prints in range(1, PASSES + 1):
             data = await page.pdf(**PDF_OPTIONS)
-            places = destinations(data, markers + list(afters.values()))
+            lap("print")
+            places = await asyncio.to_thread(destinations, data, markers + list(afters.values()))
+            lap("read")
             pages = {m: str(places[m][0] + 1) for m in markers}
             # A heading whose next text went to a later page starts a page
             # (once: if it still stands alone, nothing more can be done).
@@ -396,19 +424,24 @@ async def print_edition(browser, edition: str) -> tuple[list[str], int, int]:
             broken.update(alone)
             await page.evaluate(FILL_JS, pages)
             filled = pages
+            lap("prepare")
         else:
             raise RuntimeError(f"{edition}: the contents' page numbers did not settle "
                                f"in {PASSES} prints")
         await context.close()
+    lap("close")
     if errors:
         raise RuntimeError(f"{edition}: errors in the page: {errors}")
     if outside:
         raise RuntimeError(f"{edition}: the page asked the network for {outside}")
-    pages = write_book(data, pdf_path(edition), entries, places, spec["contents"])
-    return [e["title"] for e in entries if e["chapter"]], pages, prints
+    pages = await asyncio.to_thread(write_book, data, pdf_path(edition), entries, places,
+                                    spec["contents"])
+    lap("bookmarks")
+    return {"chapters": [e["title"] for e in entries if e["chapter"]], "pages": pages,
+            "prints": prints, "moved": len(broken), "seconds": seconds}
 
 
-async def print_all(exe: str) -> dict[str, tuple[list[str], int, int]]:
+async def print_all(exe: str) -> dict[str, dict]:
     """Both editions at once (one Chromium, a tab each: the machine has two cores)."""
     from playwright.async_api import async_playwright
 
@@ -488,9 +521,11 @@ def main() -> int:
     PDF_DIR.mkdir(parents=True, exist_ok=True)
     for edition in EDITIONS:
         pdf_path(edition).unlink(missing_ok=True)
-    for edition, (chapters, pages, prints) in asyncio.run(print_all(exe)).items():
-        print(f"{pdf_path(edition).relative_to(ROOT)}: {len(chapters)} chapters, {pages} pages "
-              f"({prints} prints), {pdf_path(edition).stat().st_size / 1e6:.1f} MB")
+    for edition, done in asyncio.run(print_all(exe)).items():
+        steps = ", ".join(f"{name} {t:.1f} s" for name, t in done["seconds"].items())
+        print(f"{pdf_path(edition).relative_to(ROOT)}: {len(done['chapters'])} chapters, "
+              f"{done['pages']} pages, {pdf_path(edition).stat().st_size / 1e6:.1f} MB; "
+              f"{done['prints']} prints, {done['moved']} headings moved to a new page; {steps}")
     printed = time.perf_counter()
     if args.print_only:
         return 0
