@@ -329,10 +329,12 @@ def destinations(data: bytes, names: list[str]) -> dict[str, tuple[int, float, f
     return {n: found[n] for n in names}
 
 
-def write_book(data: bytes, path: Path, entries: list[dict], places: dict, contents: str) -> int:
+def write_book(data: bytes, path: Path, entries: list[dict], places: dict, contents: str,
+               info: dict[str, str]) -> int:
     """The printed PDF, with bookmarks: the contents page, then each chapter
-    (closed) with its sections and their subsections, each at its heading.
-    Returns the number of pages."""
+    (closed) with its sections and their subsections, each at its heading;
+    and ``info`` (title, author) as its document information. Returns the
+    number of pages."""
     from pypdf import PdfWriter
     from pypdf.generic import Fit
 
@@ -352,6 +354,7 @@ def write_book(data: bytes, path: Path, entries: list[dict], places: dict, conte
         parent = parents[level - 1] if level else None
         parents[level:] = [add(entry["title"], entry["marker"], parent, is_open=level > 0)]
     writer.page_mode = "/UseOutlines"
+    writer.add_metadata(info)
     writer.write(path)
     return len(writer.pages)
 
@@ -434,8 +437,9 @@ async def print_edition(browser, edition: str) -> dict:
         raise RuntimeError(f"{edition}: errors in the page: {errors}")
     if outside:
         raise RuntimeError(f"{edition}: the page asked the network for {outside}")
+    info = {"/Title": f"{title} ({spec['edition']})", "/Author": author}
     pages = await asyncio.to_thread(write_book, data, pdf_path(edition), entries, places,
-                                    spec["contents"])
+                                    spec["contents"], info)
     lap("bookmarks")
     return {"chapters": [e["title"] for e in entries if e["chapter"]], "pages": pages,
             "prints": prints, "moved": len(broken), "seconds": seconds}

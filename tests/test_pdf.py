@@ -268,6 +268,13 @@ def test_every_chapter_title_is_in_the_book(book):
     assert reader.outline, f"{path.name} has no bookmarks"
 
 
+def test_document_information_names_the_book(book):
+    """A reader's window shows the book's title and edition, not a file name."""
+    edition, path, reader, text = book
+    title = reader.metadata.title if reader.metadata else None
+    assert title and title.startswith(chapter_titles(edition)[0]), f"{path.name}: title {title!r}"
+
+
 def test_seed_numbers_are_printed(book):
     edition, path, reader, text = book
     for number in SEED_NUMBERS:
