@@ -23,9 +23,9 @@ writes `_build/pdf/matgrad-en.pdf` and `_build/pdf/matgrad-zh_CN.pdf`:
    same page is checked, not assumed. The bookmarks (PDF outline) are then
    written with pypdf from the headings themselves: the contents page, each
    chapter, its sections and their subsections.
-3. The site is built again (only written, not read), so that the download
-   menu of every page links to both PDFs, which the site then serves at its
-   top (`_ext/book_fixes.py`).
+3. The index page of each edition is written again (not read), now with
+   links to both PDFs, which the English site serves at its top
+   (`_ext/book_fixes.py`).
 
 Nothing here uses the network; a missing Chromium is an error that says what
 to install. When nothing changed since the last `make pdf` (the site, this
@@ -136,8 +136,8 @@ PREPARE_JS = """([title, author, edition, contentsWord]) => {
   // A table wider than the text (math and long code do not wrap) gets a
   // smaller type until it fits.
   main.querySelectorAll('table').forEach(t => {
-    for (let size = 80; size >= 60 && t.getBoundingClientRect().width > t.parentElement.clientWidth + 1;
-         size -= 5) t.style.fontSize = size + '%';
+    const fits = () => t.getBoundingClientRect().width <= t.parentElement.clientWidth + 1;
+    for (let size = 80; size >= 60 && !fits(); size -= 5) t.style.fontSize = size + '%';
   });
   const printBody = document.querySelector('#jb-print-docs-body');
   const cover = document.createElement('section');
@@ -151,8 +151,9 @@ PREPARE_JS = """([title, author, edition, contentsWord]) => {
   // The parts of _toc.yml, from the theme's contents: caption -> first chapter.
   const parts = new Map();
   printBody.querySelectorAll('#jb-print-toc p.caption').forEach(p => {
-    const link = p.nextElementSibling && p.nextElementSibling.querySelector('a[href*="#document-"]');
-    if (link) parts.set(link.getAttribute('href').split('#')[1], p.textContent.trim());
+    const chapterList = p.nextElementSibling;
+    const firstLink = chapterList && chapterList.querySelector('a[href*="#document-"]');
+    if (firstLink) parts.set(firstLink.getAttribute('href').split('#')[1], p.textContent.trim());
   });
   const first = main.querySelector('h1');
   const h2 = document.createElement('h2');
@@ -189,8 +190,9 @@ PREPARE_JS = """([title, author, edition, contentsWord]) => {
     // (measured before anything moves: one layout)
     const next = heading.nextElementSibling;
     const short = next !== null && next.getBoundingClientRect().height < KEEP_WITH_NEXT_PX;
-    headings.push({heading, section, level, doc: chapters.has(section) ? chapters.get(section) : undefined,
-                   title: plain(heading), next, short, text: next && !short ? firstText(next) : null});
+    const doc = chapters.has(section) ? chapters.get(section) : undefined;
+    const text = next && !short ? firstText(next) : null;
+    headings.push({heading, section, level, doc, title: plain(heading), next, short, text});
   });
   const hidden = document.createElement('div');
   hidden.className = 'book-destinations';
@@ -252,7 +254,7 @@ PREPARE_JS = """([title, author, edition, contentsWord]) => {
     const text = document.createElement('span');
     text.className = 'book-contents__text';
     const copy = heading.cloneNode(true);
-    copy.querySelectorAll('.headerlink').forEach(e => e.remove());
+    copy.querySelectorAll('.headerlink, .book-marker').forEach(e => e.remove());
     copy.querySelectorAll('[id]').forEach(e => e.removeAttribute('id'));
     text.append(...copy.childNodes);
     const leader = document.createElement('span');
@@ -542,7 +544,8 @@ def main() -> int:
     if digest:
         PDF_OK.write_text(digest)
     print(f"make pdf: one page per edition {built - start:.1f} s, printing "
-          f"{printed - built:.1f} s, index pages with the links {time.perf_counter() - printed:.1f} s")
+          f"{printed - built:.1f} s, index pages with the links "
+          f"{time.perf_counter() - printed:.1f} s")
     return 0
 
 
