@@ -10,18 +10,26 @@ writes `_build/pdf/matgrad-en.pdf` and `_build/pdf/matgrad-zh_CN.pdf`:
    as the site, so no page is read or run again.
 2. Debian's Chromium (the one the browser tests use), driven by Playwright,
    opens each page over a local HTTP server (MathJax loads its fonts, which a
-   `file://` page may not), waits until MathJax has typeset every formula,
-   adds a cover and a contents page, and prints it (A4) with `book-print.css`,
-   PDF bookmarks (`outline=True`) and a tagged PDF. Links between pages are
-   links inside the single page, so they stay links inside the PDF. Chinese
-   text is set in the Noto CJK fonts the machine has; Chromium embeds the
-   glyphs it uses.
-3. The site is built again (only written, not read), so that the download
-   menu of every page links to both PDFs, which the site then serves at its
-   top (`_ext/pdf_links.py`).
+   `file://` page may not; any request that is not to that server is refused
+   and fails the build), waits until MathJax has typeset every formula, adds
+   a cover and a contents page, and prints it (A4) with `book-print.css` as a
+   tagged PDF. Links between pages are links inside the single page, so they
+   stay links inside the PDF. Chinese text is set in the Noto CJK fonts the
+   machine has (fonts-noto-cjk); Chromium embeds the glyphs it uses.
+   Chromium's print has no `target-counter()`, so the contents' page numbers
+   take a second print: the first one says (by its named destinations) on
+   which page each heading landed, those numbers go into the contents, and
+   the page is printed again; that the second print put every heading on the
+   same page is checked, not assumed. The bookmarks (PDF outline) are then
+   written with pypdf from the headings themselves: the contents page, each
+   chapter, its sections and their subsections.
+3. The index page of each edition is written again (not read), now with
+   links to both PDFs, which the English site serves at its top
+   (`_ext/pdf_links.py`).
 
 Nothing here uses the network; a missing Chromium is an error that says what
-to install.
+to install. When nothing changed since the last `make pdf` (the site, this
+file, the style sheet, the browser), it does nothing.
 """
 
 from __future__ import annotations
@@ -29,7 +37,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
+import hashlib
 import http.server
+import io
+import logging
 import sys
 import threading
 import time
@@ -92,14 +103,47 @@ def serve(folder: Path):
         httpd.shutdown()
 
 
-# Runs in the page before printing: a cover in front of the book. The
-# contents page after it is the theme's own print-only table of contents,
-# which on the single page is the whole book's (part captions and chapters,
-# in _toc.yml order, linked to the chapters). Links written as
-# "index.html#x" point into this same page: they become "#x", so that the
-# PDF has them as links inside it.
-PREPARE_JS = """([title, author, edition]) => {
+# Runs in the page before printing; returns the book's headings, in order.
+#
+# - A cover in front of the book, then a contents page built here (the theme's
+#   own print-only contents is hidden): the part captions of _toc.yml, each
+#   chapter and its sections, each line a link to its heading, with an empty
+#   box of fixed width for the page number, which `print_edition` fills.
+# - Every heading gets an empty marker, `pdf-h-<n>`, as its first child, and
+#   a (hidden) link to it: Chromium writes a named destination for every
+#   element a link of the page points to, so the printed PDF says on which
+#   page each heading landed. The ids that links of the book point to (a
+#   section's, a label's, a chapter's `document-...`) move onto the section's
+#   heading too, so that such a link lands on the heading.
+# - A heading and what follows it go into one box that does not break, if
+#   that is short, or the heading's box leaves room for a few lines after it
+#   (book-print.css says why not `break-after: avoid`). Measured in the
+#   print style at the A4 text width (the page's viewport).
+# - A table wider than the text gets a smaller type until it fits (its
+#   cells wrap; math and long code may not).
+# - Dropdowns (the exercises' solutions) are open, as the theme prints them.
+#   The theme opens them on "beforeprint" and closes them on "afterprint";
+#   the page is printed more than once, so they are opened here, once, and
+#   those handlers are kept out: every print is of the same page.
+# - The index page's title is a chapter title among the others (h2 on the
+#   single page, as the other chapters' titles are).
+# - Links written as "index.html#x" point into this same page: they become
+#   "#x", so that the PDF has them as links inside it.
+PREPARE_JS = """([title, author, edition, contentsWord]) => {
+  const KEEP_WITH_NEXT_PX = 300;  // about a third of the A4 text height
+  for (const type of ['beforeprint', 'afterprint'])
+    window.addEventListener(type, e => e.stopImmediatePropagation(), true);
+  document.querySelectorAll('.admonition.toggle.toggle-hidden').forEach(
+    e => e.querySelector('button.toggle-button').click());
+  document.querySelectorAll('details').forEach(e => { e.open = true; });
   const main = document.querySelector('article.bd-article');
+  // A table wider than the text (math and long code do not wrap) gets a
+  // smaller type until it fits.
+  main.querySelectorAll('table').forEach(t => {
+    const fits = () => t.getBoundingClientRect().width <= t.parentElement.clientWidth + 1;
+    for (let size = 80; size >= 60 && !fits(); size -= 5) t.style.fontSize = size + '%';
+  });
+  const printBody = document.querySelector('#jb-print-docs-body');
   const cover = document.createElement('section');
   cover.className = 'book-cover';
   for (const [cls, text] of [['title', title], ['edition', edition], ['author', author]]) {
@@ -108,37 +152,260 @@ PREPARE_JS = """([title, author, edition]) => {
     p.textContent = text;
     cover.appendChild(p);
   }
-  const body = document.querySelector('#jb-print-docs-body');
-  // The part captions are headings for the screen reader's sake; in the PDF
-  // they would become bookmarks of their own, all pointing at this page.
-  body.querySelectorAll('[role="heading"]').forEach(e => {
-    e.removeAttribute('role'); e.removeAttribute('aria-level'); });
-  body.parentElement.insertBefore(cover, body);
-  // The index page's title is a chapter title among the others (h2 on the
-  // single page), so that the bookmarks list the chapters at the top level.
+  // The parts of _toc.yml, from the theme's contents: caption -> first chapter.
+  const parts = new Map();
+  printBody.querySelectorAll('#jb-print-toc p.caption').forEach(p => {
+    const chapterList = p.nextElementSibling;
+    const firstLink = chapterList && chapterList.querySelector('a[href*="#document-"]');
+    if (firstLink) parts.set(firstLink.getAttribute('href').split('#')[1], p.textContent.trim());
+  });
   const first = main.querySelector('h1');
   const h2 = document.createElement('h2');
   h2.innerHTML = first.innerHTML;
   first.replaceWith(h2);
+  // The chapters: the index page's section, and each page's after its marker.
+  const chapters = new Map([[h2.closest('section'), null]]);
+  main.querySelectorAll('span[id^="document-"] + section').forEach(
+    s => chapters.set(s, s.previousElementSibling.id));
+  chapters.forEach((doc, s) => s.classList.add('book-chapter'));
+  h2.closest('section').classList.add('book-chapter--first');
+  const plain = heading => {
+    const copy = heading.cloneNode(true);
+    copy.querySelectorAll('.headerlink').forEach(e => e.remove());
+    // Math as the words MathJax gives screen readers (its MathML's text).
+    copy.querySelectorAll('mjx-container').forEach(m => {
+      const mml = m.querySelector('mjx-assistive-mml');
+      m.replaceWith(mml ? mml.textContent : m.textContent);
+    });
+    return copy.textContent.replace(/\\s+/g, ' ').trim();
+  };
+  // The first text a reader sees in an element (not MathJax's hidden MathML).
+  const firstText = element => document.createTreeWalker(element, NodeFilter.SHOW_TEXT, {
+    acceptNode: t => t.textContent.trim() && t.parentElement.getClientRects().length
+      && !t.parentElement.closest('mjx-assistive-mml, .headerlink, script, style')
+      ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP}).nextNode();
+  const headings = [];
+  main.querySelectorAll('section').forEach(section => {
+    const heading = section.querySelector(':scope > :is(h1, h2, h3, h4, h5, h6)');
+    if (!heading) return;
+    const chapter = section.closest('.book-chapter');
+    let level = 0;
+    for (let s = section; s !== chapter; s = s.parentElement.closest('section')) level++;
+    // (measured before anything moves: one layout)
+    const next = heading.nextElementSibling;
+    const short = next !== null && next.getBoundingClientRect().height < KEEP_WITH_NEXT_PX;
+    const doc = chapters.has(section) ? chapters.get(section) : undefined;
+    const text = next && !short ? firstText(next) : null;
+    headings.push({heading, section, level, doc, title: plain(heading), next, short, text});
+  });
+  const hidden = document.createElement('div');
+  hidden.className = 'book-destinations';
+  const link = id => { const a = document.createElement('a'); a.href = '#' + id; return a; };
+  const entries = headings.map(({heading, section, level, doc, title, next, short, text}, n) => {
+    // Everything a link may point at lands on the heading itself.
+    const moved = [];
+    for (let e = section.previousElementSibling; e && e.tagName === 'SPAN' && e.id
+         && !e.textContent && !e.children.length; e = e.previousElementSibling) moved.push(e);
+    moved.forEach(e => heading.prepend(e));
+    if (section.id && !heading.id) { heading.id = section.id; section.removeAttribute('id'); }
+    const marker = document.createElement('span');
+    marker.id = 'pdf-h-' + n;
+    marker.className = 'book-marker';
+    heading.prepend(marker);
+    hidden.appendChild(link(marker.id));
+    // A heading stays with what follows it (see book-print.css): in one box
+    // with it when that is short (a paragraph, a list, a small cell),
+    // else with room for a few lines below it.
+    const keep = document.createElement('div');
+    keep.className = 'book-keep';
+    heading.before(keep);
+    keep.append(heading);
+    if (short) keep.append(next);
+    else keep.classList.add('book-keep--room');
+    // ... and a marker before the first text after it, which tells whether
+    // that text made it onto the heading's page.
+    let after = null;
+    if (text) {
+      const m = document.createElement('span');
+      m.id = after = 'pdf-a-' + n;
+      m.className = 'book-marker';
+      text.before(m);
+      hidden.appendChild(link(m.id));
+    }
+    return {marker: marker.id, after, title, level, chapter: doc !== undefined, doc};
+  });
+  // The contents: chapters and their sections (the bookmarks have one level more).
+  const contents = document.createElement('nav');
+  contents.className = 'book-contents';
+  contents.id = 'pdf-contents';
+  hidden.appendChild(link(contents.id));
+  const head = document.createElement('p');
+  head.className = 'book-contents__title';
+  head.textContent = contentsWord;
+  const list = document.createElement('ol');
+  contents.append(head, list);
+  headings.forEach(({heading, level, doc}, n) => {
+    if (level > 1) return;
+    if (doc && parts.has(doc)) {
+      const part = document.createElement('li');
+      part.className = 'book-contents__part';
+      part.textContent = parts.get(doc);
+      list.appendChild(part);
+    }
+    const item = document.createElement('li');
+    item.className = 'book-contents__level-' + level;
+    const a = link(entries[n].marker);
+    const text = document.createElement('span');
+    text.className = 'book-contents__text';
+    const copy = heading.cloneNode(true);
+    copy.querySelectorAll('.headerlink, .book-marker').forEach(e => e.remove());
+    copy.querySelectorAll('[id]').forEach(e => e.removeAttribute('id'));
+    text.append(...copy.childNodes);
+    const leader = document.createElement('span');
+    leader.className = 'book-contents__leader';
+    const page = document.createElement('span');
+    page.className = 'book-contents__page';
+    page.dataset.marker = entries[n].marker;
+    a.append(text, leader, page);
+    item.appendChild(a);
+    list.appendChild(item);
+  });
+  printBody.parentElement.insertBefore(cover, printBody);
+  printBody.parentElement.insertBefore(contents, printBody);
+  document.body.appendChild(hidden);
   document.querySelectorAll('a[href^="index.html#"]').forEach(
     a => a.setAttribute('href', a.getAttribute('href').slice('index.html'.length)));
-  return Array.from(document.querySelectorAll('span[id^="document-"] + section > :is(h1, h2)'))
-    .map(h => h.textContent.replace(/#$/, '').trim());
+  return entries;
 }"""
 
+# What would be cut at the right margin: code, outputs, tables, displayed
+# math, figures wider than the text (measured at the A4 text width).
+OVERFLOW_JS = """() => {
+  const main = document.querySelector('article.bd-article');
+  const right = main.getBoundingClientRect().right;
+  return Array.from(main.querySelectorAll(
+      'pre, table, mjx-container[display="true"], img, svg, figure, .cell_output, .output'))
+    .filter(e => e.getBoundingClientRect().right > right + 1 || e.scrollWidth > e.clientWidth + 1
+                 && getComputedStyle(e).overflowX !== 'visible')
+    .map(e => e.tagName.toLowerCase() + ': ' + e.textContent.trim().slice(0, 60));
+}"""
+
+# A page break before these headings (their keep boxes).
+BREAK_JS = """(markers) => markers.forEach(
+  m => document.getElementById(m).closest('.book-keep').classList.add('book-keep--break'))"""
+
+# The page numbers into the contents (the second print).
+FILL_JS = """(pages) => document.querySelectorAll('.book-contents__page').forEach(
+  e => { e.textContent = pages[e.dataset.marker]; })"""
+
+# The page's viewport is as wide as A4's text (210 mm less 2 x 15 mm margins,
+# in CSS pixels), so that what PREPARE_JS measures is as it will be printed.
+VIEWPORT = {"width": round((210 - 2 * 15) / 25.4 * 96), "height": 1000}
 FOOTER = (
     '<div style="font-size:8px; width:100%; text-align:center; color:#555">'
     '<span class="pageNumber"></span> / <span class="totalPages"></span></div>'
 )
+PDF_OPTIONS = dict(
+    format="A4",
+    print_background=True,
+    margin={"top": "16mm", "bottom": "16mm", "left": "15mm", "right": "15mm"},
+    display_header_footer=True,
+    header_template="<span></span>",
+    footer_template=FOOTER,
+    # Chromium's own bookmarks (outline=True) take a heading's title from the
+    # text it draws for it: they lose the space at each line break and all
+    # math, and (with the theme's `break-after: avoid`, see book-print.css)
+    # a heading moved to the next page was drawn on both pages, its bookmark
+    # doubled. The bookmarks are written from the headings instead
+    # (`write_book`). Tagged: the PDF keeps its structure for screen readers.
+    outline=False,
+    tagged=True,
+)
+PASSES = 4  # prints until the contents' numbers are the headings' pages
+# pypdf warns about the object count in Chromium's trailer, which is harmless.
+logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 
-async def print_edition(browser, edition: str) -> list[str]:
-    """Print one edition's single page to its PDF; return the chapter titles."""
+def destinations(data: bytes, names: list[str]) -> dict[str, tuple[int, float, float]]:
+    """Where Chromium put each named destination: (page index, left, top) in points."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(io.BytesIO(data))
+    found = {}
+    for name, dest in reader.named_destinations.items():
+        found[str(name).lstrip("/")] = (
+            reader.get_destination_page_number(dest),
+            float(dest.left or 0),
+            float(dest.top or 0),
+        )
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise RuntimeError(
+            f"Chromium wrote no destination for {len(missing)} headings ({missing[:5]}...)"
+        )
+    return {n: found[n] for n in names}
+
+
+def write_book(
+    data: bytes, path: Path, entries: list[dict], places: dict, contents: str, info: dict[str, str]
+) -> int:
+    """The printed PDF, with bookmarks: the contents page, then each chapter
+    (closed) with its sections and their subsections, each at its heading;
+    and ``info`` (title, author) as its document information. Returns the
+    number of pages."""
+    from pypdf import PdfWriter
+    from pypdf.generic import Fit
+
+    # An incremental update: Chromium's PDF as it is, then the bookmarks
+    # (rewriting the whole tagged PDF takes several times longer).
+    writer = PdfWriter(io.BytesIO(data), incremental=True)
+
+    def add(title, marker, parent=None, is_open=True):
+        page, left, top = places[marker]
+        return writer.add_outline_item(
+            title=title,
+            page_number=page,
+            parent=parent,
+            fit=Fit.xyz(left=left, top=top),
+            is_open=is_open,
+        )
+
+    add(contents, "pdf-contents")
+    parents = []
+    for entry in entries:
+        level = min(entry["level"], len(parents))
+        parent = parents[level - 1] if level else None
+        parents[level:] = [add(entry["title"], entry["marker"], parent, is_open=level > 0)]
+    writer.page_mode = "/UseOutlines"
+    writer.add_metadata(info)
+    writer.write(path)
+    return len(writer.pages)
+
+
+async def print_edition(browser, edition: str) -> dict:
+    """Print one edition's single page to its PDF; return what was done
+    (chapters, pages, prints, headings moved to a new page, seconds)."""
     spec = EDITIONS[edition]
+    outside = []
+    clock = [time.perf_counter()]
+    seconds = {}
+
+    def lap(name):
+        clock.append(time.perf_counter())
+        seconds[name] = seconds.get(name, 0) + clock[-1] - clock[-2]
+
+    async def local_only(route):
+        if route.request.url.startswith(base_url + "/") or route.request.url.startswith("data:"):
+            await route.continue_()
+        else:  # nothing of the book comes from the network
+            outside.append(route.request.url)
+            await route.abort()
+
     with serve(singlehtml_dir(edition)) as base_url:
         context = await browser.new_context(
-            viewport={"width": 1000, "height": 1400}, color_scheme="light", locale=spec["lang"]
+            viewport=VIEWPORT, color_scheme="light", locale=spec["lang"]
         )
+        await context.route("**/*", local_only)
         page = await context.new_page()
         errors = []
         page.on("pageerror", lambda e: errors.append(str(e)))
@@ -152,28 +419,72 @@ async def print_edition(browser, edition: str) -> list[str]:
         )
         if left:
             raise RuntimeError(f"{edition}: {left} formulas were not typeset by MathJax")
+        lap("load")
         title, author = cover_words(edition)
         await page.add_style_tag(path=str(PRINT_CSS))
-        chapters = await page.evaluate(PREPARE_JS, [title, author, spec["edition"]])
         await page.emulate_media(media="print")
-        await page.pdf(
-            path=str(pdf_path(edition)),
-            format="A4",
-            print_background=True,
-            margin={"top": "16mm", "bottom": "16mm", "left": "15mm", "right": "15mm"},
-            display_header_footer=True,
-            header_template="<span></span>",
-            footer_template=FOOTER,
-            outline=True,
-            tagged=True,
+        entries = await page.evaluate(
+            PREPARE_JS, [title, author, spec["edition"], spec["contents"]]
         )
+        wide = await page.evaluate(OVERFLOW_JS)
+        if wide:
+            raise RuntimeError(
+                f"{edition}: {len(wide)} elements are wider than the printed "
+                f"text and would be cut at the margin: {wide[:5]}"
+            )
+        lap("prepare")
+        # Print, read where each heading landed, write those pages into the
+        # contents, print again. The numbers' boxes have a fixed width, so
+        # the second print has the first one's pages; it is checked, not
+        # assumed.
+        markers = [e["marker"] for e in entries] + ["pdf-contents"]
+        afters = {e["marker"]: e["after"] for e in entries if e["after"]}
+        filled, broken = None, set()
+        prints = 0
+        for _ in range(PASSES):
+            prints += 1
+            data = await page.pdf(**PDF_OPTIONS)
+            lap("print")
+            places = await asyncio.to_thread(destinations, data, markers + list(afters.values()))
+            lap("read")
+            pages = {m: str(places[m][0] + 1) for m in markers}
+            # A heading whose next text went to a later page starts a page
+            # (once: if it still stands alone, nothing more can be done).
+            alone = [
+                m for m, a in afters.items() if places[a][0] > places[m][0] and m not in broken
+            ]
+            if pages == filled and not alone:
+                break
+            await page.evaluate(BREAK_JS, alone)
+            broken.update(alone)
+            await page.evaluate(FILL_JS, pages)
+            filled = pages
+            lap("prepare")
+        else:
+            raise RuntimeError(
+                f"{edition}: the contents' page numbers did not settle in {PASSES} prints"
+            )
         await context.close()
+    lap("close")
     if errors:
         raise RuntimeError(f"{edition}: errors in the page: {errors}")
-    return chapters
+    if outside:
+        raise RuntimeError(f"{edition}: the page asked the network for {outside}")
+    info = {"/Title": f"{title} ({spec['edition']})", "/Author": author}
+    pages = await asyncio.to_thread(
+        write_book, data, pdf_path(edition), entries, places, spec["contents"], info
+    )
+    lap("bookmarks")
+    return {
+        "chapters": [e["title"] for e in entries if e["chapter"]],
+        "pages": pages,
+        "prints": prints,
+        "moved": len(broken),
+        "seconds": seconds,
+    }
 
 
-async def print_all(exe: str) -> dict[str, list[str]]:
+async def print_all(exe: str) -> dict[str, dict]:
     """Both editions at once (one Chromium, a tab each: the machine has two cores)."""
     from playwright.async_api import async_playwright
 
@@ -204,6 +515,35 @@ def chromium() -> str:
     return found
 
 
+# `make book` removes the PDFs whenever the site changes (Makefile); the
+# PDFs also depend on this printer and its style sheet. Their digest, with the
+# site's (the Makefile's stamp of the last successful build), is kept beside
+# the PDFs: when both PDFs exist and it matches, there is nothing to do.
+BOOK_OK = ROOT / "_build" / ".book-succeeded"
+PDF_OK = ROOT / "_build" / ".pdf-succeeded"
+
+
+def inputs_digest(exe: str) -> str | None:
+    if not BOOK_OK.exists():
+        return None
+    digest = hashlib.sha256(BOOK_OK.read_bytes())
+    for path in (Path(__file__), PRINT_CSS):
+        digest.update(path.read_bytes())
+    browser = Path(exe).resolve()
+    digest.update(f"{browser} {browser.stat().st_mtime_ns}".encode())
+    return digest.hexdigest()
+
+
+def up_to_date(digest: str | None) -> bool:
+    site = build_site().EDITIONS["en"]["out"]
+    return (
+        digest is not None
+        and PDF_OK.exists()
+        and PDF_OK.read_text() == digest
+        and all(pdf_path(e).exists() and (site / pdf_path(e).name).exists() for e in EDITIONS)
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -211,12 +551,18 @@ def main() -> int:
         action="store_true",
         help="print the single pages built last time (for work on the print CSS)",
     )
+    parser.add_argument("--force", action="store_true", help="build even if nothing changed")
     args = parser.parse_args()
     start = time.perf_counter()
     site = build_site()
     if not (site.EDITIONS["en"]["out"] / "index.html").exists():
         raise SystemExit("make pdf: build the site first (make book)")
     exe = chromium()
+    digest = inputs_digest(exe)
+    if not (args.force or args.print_only) and up_to_date(digest):
+        print(f"make pdf: nothing changed since the last build ({PDF_DIR.relative_to(ROOT)})")
+        return 0
+    PDF_OK.unlink(missing_ok=True)
     if not args.print_only:
         status = site.build_editions([EDITIONS[e]["sphinx"] for e in EDITIONS], fresh=False)
         if status:
@@ -225,10 +571,12 @@ def main() -> int:
     PDF_DIR.mkdir(parents=True, exist_ok=True)
     for edition in EDITIONS:
         pdf_path(edition).unlink(missing_ok=True)
-    for edition, chapters in asyncio.run(print_all(exe)).items():
+    for edition, done in asyncio.run(print_all(exe)).items():
+        steps = ", ".join(f"{name} {t:.1f} s" for name, t in done["seconds"].items())
         print(
-            f"{pdf_path(edition).relative_to(ROOT)}: {len(chapters)} chapters, "
-            f"{pdf_path(edition).stat().st_size / 1e6:.1f} MB"
+            f"{pdf_path(edition).relative_to(ROOT)}: {len(done['chapters'])} chapters, "
+            f"{done['pages']} pages, {pdf_path(edition).stat().st_size / 1e6:.1f} MB; "
+            f"{done['prints']} prints, {done['moved']} headings moved to a new page; {steps}"
         )
     printed = time.perf_counter()
     if args.print_only:
@@ -239,9 +587,12 @@ def main() -> int:
     if status:
         return status
     site.publish_zh()
+    if digest:
+        PDF_OK.write_text(digest)
     print(
         f"make pdf: one page per edition {built - start:.1f} s, printing "
-        f"{printed - built:.1f} s, index pages with the links {time.perf_counter() - printed:.1f} s"
+        f"{printed - built:.1f} s, index pages with the links "
+        f"{time.perf_counter() - printed:.1f} s"
     )
     return 0
 

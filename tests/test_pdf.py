@@ -1,11 +1,15 @@
 """The whole book as PDF, one per edition (`make pdf`, bookbuild/pdf.py).
 
 Each PDF opens with pypdf; every chapter's title (as the built site shows
-it) is among its bookmarks or in its text; the numbers of the book's seed
+it) is among its bookmarks or in its text; the bookmarks follow the book's
+contents (every page of _toc.yml in order, with its sections as the site
+shows them, no title doubled) and each one points at the page and place its
+heading is printed on; the number printed beside each line of the contents
+page is the page its heading is printed on; the numbers of the book's seed
 question are in its text; the Chinese one is in Chinese and embeds a CJK
-font; no page is wider than A4; the page count is sane. Two pages of each
-are rendered to PNG (poppler's pdftoppm) into _build/screenshots/ for a
-reviewer.
+font; no page is wider than A4; the page count is sane; the printed pages
+load nothing from the network. Two pages of each are rendered to PNG
+(poppler's pdftoppm) into _build/screenshots/ for a reviewer.
 
 `make pdf` is not part of `make test` (README.md, "Other targets"), so the
 module is skipped, with the reason, when the PDFs are not built; with
@@ -20,6 +24,7 @@ import os
 import re
 import shutil
 import subprocess
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -33,6 +38,10 @@ A4_POINTS = (595.92, 842.88)  # Chromium's A4: 8.27 x 11.7 in
 # The seed question's numbers (index.md): d(sum Y)/dX[0, 0] and one entry of
 # the gradient for W, as the executed pages print them.
 SEED_NUMBERS = ("-0.17307831", "3.424693")
+# The page numbers are printed in the bottom margin (16 mm), below this.
+FOOTER_TOP = 16 / 25.4 * 72
+# The contents page's title, the first bookmark (bookbuild/pdf.py).
+CONTENTS = {"en": "Contents", "zh_CN": "目录"}
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -52,8 +61,29 @@ def book(request):
 
     path = _pdf(request.param)
     reader = PdfReader(path)
-    text = "\n".join(page.extract_text() or "" for page in reader.pages)
-    return request.param, path, reader, text
+    texts, LINES[path] = [], []
+    for page in reader.pages:
+        runs = []
+
+        def visit(text, cm, tm, font, size, runs=runs):
+            if text.strip():  # where the text run starts, in points on the page
+                runs.append(
+                    (
+                        tm[4] * cm[0] + tm[5] * cm[2] + cm[4],
+                        tm[4] * cm[1] + tm[5] * cm[3] + cm[5],
+                        text,
+                        abs(size * (tm[2] * cm[1] + tm[3] * cm[3])),
+                    )
+                )
+
+        texts.append(page.extract_text(visitor_text=visit) or "")
+        LINES[path].append(runs)
+    return request.param, path, reader, "\n".join(texts)
+
+
+# Per PDF, per page: its text runs as (x, y, text, size in points), y
+# upwards from the foot.
+LINES: dict[Path, list[list[tuple[float, float, str, float]]]] = {}
 
 
 def _outline_titles(outline) -> list[str]:
@@ -67,7 +97,9 @@ def _outline_titles(outline) -> list[str]:
 
 
 def _squash(text: str) -> str:
-    return re.sub(r"\s+", "", text)
+    # NFKC: Chromium's Chinese text extracts partly as CJK radicals
+    # (U+2F29 for 小), which NFKC maps back to the ideographs.
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text))
 
 
 def chapter_titles(edition: str) -> list[str]:
@@ -82,6 +114,179 @@ def chapter_titles(edition: str) -> list[str]:
     return titles
 
 
+def site_headings(edition: str) -> list[tuple[int, list[tuple[str, str]]]]:
+    """The headings of every page of ``edition`` in _toc.yml order, as the
+    built site shows them: (level, pieces), the page's title at level 0, its
+    sections at 1, and so on; pieces: ("text" | "code" | "math", source)."""
+    site = HTML if edition == "en" else HTML / edition
+    headings = []
+    for page in toc_pages():
+        built = (site / page.with_suffix(".html")).read_text("utf8")
+        article = built[built.index("<article") : built.index("</article>")]
+        for match in re.finditer(r"<h([1-6])[^>]*>(.*?)</h\1>", article, re.S):
+            inner = re.sub(r'<a class="headerlink".*?</a>', "", match.group(2), flags=re.S)
+            pieces = []
+            for part in re.split(
+                r'(<span class="math[^"]*">.*?</span>|<code[^>]*>.*?</code>)', inner, flags=re.S
+            ):
+                kind = (
+                    "math"
+                    if part.startswith('<span class="math')
+                    else "code"
+                    if part.startswith("<code")
+                    else "text"
+                )
+                words = html.unescape(re.sub(r"<[^>]+>", "", part))
+                if words.strip():
+                    pieces.append((kind, words))
+            headings.append((int(match.group(1)) - 1, pieces))
+    return headings
+
+
+def _title_pattern(pieces: list[tuple[str, str]]) -> re.Pattern:
+    """A bookmark title made of ``pieces``: words and code exactly (any
+    spacing), math as any short text (MathJax's words for it)."""
+    parts = [
+        r".{1,30}?" if kind == "math" else r"\s*".join(re.escape(word) for word in words.split())
+        for kind, words in pieces
+    ]
+    return re.compile(r"\s*".join(parts))
+
+
+def _outline(reader, outline=None, level=0) -> list[tuple[int, str, int, float]]:
+    """The bookmarks in order: (level, title, page index, top)."""
+    items = []
+    for item in reader.outline if outline is None else outline:
+        if isinstance(item, list):
+            items += _outline(reader, item, level + 1)
+        else:
+            items.append(
+                (level, item.title, reader.get_destination_page_number(item), float(item.top))
+            )
+    return items
+
+
+def test_bookmarks_follow_the_contents_and_are_not_doubled(book):
+    """Bookmarks: "Contents", then each page of _toc.yml in order with its
+    sections and subsections, titled as the site titles them, none doubled."""
+    edition, path, reader, text = book
+    outline = _outline(reader)
+    doubled = [t for _, t, _, _ in outline if re.search(r"(\S.{2,}?)\s*\1", t)]
+    assert not doubled, f"{path.name}: doubled bookmark titles: {doubled}"
+    assert outline[0][:3] == (0, CONTENTS[edition], 1), f"{path.name}: {outline[0]}"
+    expected = site_headings(edition)
+    got = [(level, title) for level, title, _, _ in outline[1:]]
+    for n, ((level, pieces), (got_level, title)) in enumerate(zip(expected, got, strict=False)):
+        assert got_level == level and _title_pattern(pieces).fullmatch(title), (
+            f"{path.name}: bookmark {n + 1} is {title!r} at level {got_level}; the site "
+            f"has {''.join(w for _, w in pieces)!r} at level {level}"
+        )
+    assert len(got) == len(expected), (
+        f"{path.name}: {len(got)} bookmarks after the contents, the site has "
+        f"{len(expected)} headings"
+    )
+
+
+def _printed_near(path: Path, page: int, top: float) -> str:
+    """The text printed on ``page`` from ``top`` down to 130 pt below it (a
+    heading's destination is the top of its box, margin included)."""
+    runs = sorted(LINES[path][page], key=lambda r: (-r[1], r[0]))
+    return _squash("".join(t for x, y, t, _ in runs if top - 130 <= y <= top + 2))
+
+
+def test_each_bookmark_is_at_its_heading(book):
+    """Each bookmark's page and place show its heading (not, say, the foot
+    of the page before, where a section may begin)."""
+    edition, path, reader, text = book
+    headings = site_headings(edition)
+    misplaced = []
+    for (_, title, page, top), (_, pieces) in zip(_outline(reader)[1:], headings, strict=False):
+        near = _printed_near(path, page, top)
+        words = [_squash(w) for kind, w in pieces if kind != "math"]
+        if not all(w in near for w in words):
+            misplaced.append(f"{title!r} on page {page + 1}: {near[:60]!r}")
+    assert not misplaced, f"{path.name}: bookmarks not at their headings: {misplaced}"
+
+
+def test_no_heading_ends_its_page(book):
+    """Text follows every heading on its page (the print keeps a heading
+    with what comes after it); the footer (page numbers) is not text after."""
+    edition, path, reader, text = book
+    alone = []
+    for (_, title, page, top), (_, pieces) in zip(
+        _outline(reader)[1:], site_headings(edition), strict=False
+    ):
+        whole = _squash("".join(w for kind, w in pieces if kind != "math"))
+        runs = LINES[path][page]
+        # The heading's own lines: its words near its place, in its type (the
+        # largest among those words there).
+        near = [
+            (y, size)
+            for x, y, t, size in runs
+            if top - 130 <= y <= top + 2 and _squash(t) and _squash(t) in whole
+        ]
+        assert near, f"{path.name}: heading {title!r} not found on page {page + 1}"
+        own = [y for y, size in near if size > 0.95 * max(s for _, s in near)]
+        if not any(FOOTER_TOP < y < min(own) - 4 for x, y, t, _ in runs):
+            alone.append(f"{title!r} (page {page + 1})")
+    assert not alone, f"{path.name}: headings with nothing after them on their page: {alone}"
+
+
+def test_contents_page_numbers_are_the_headings_pages(book):
+    """Each line of the contents is a link to its heading; the number printed
+    at its right end is the page the heading is on, and the lines are the
+    chapters and sections of the bookmarks, in order."""
+    edition, path, reader, text = book
+    entries = []
+    for index in range(1, min(12, len(reader.pages))):
+        page = reader.pages[index]
+        for annot in page.get("/Annots") or []:
+            annot = annot.get_object()
+            dest = str(annot.get("/Dest", ""))
+            if not dest.startswith("/pdf-h-"):
+                continue
+            x0, y0, x1, y1 = (float(v) for v in annot["/Rect"])
+            inside = [
+                (x, t)
+                for x, y, t, _ in LINES[path][index]
+                if y0 - 1 <= y <= y1 + 1 and x0 - 1 <= x <= x1 + 1
+            ]
+            number = max(inside)[1].strip() if inside else ""
+            target = reader.named_destinations[dest]
+            entries.append(
+                (index + 1, number, reader.get_destination_page_number(target), float(target.top))
+            )
+    assert len(entries) > 20, f"{path.name}: {len(entries)} lines in the contents"
+    wrong = [
+        f"page {at}: {number!r} for a heading on page {page + 1}"
+        for at, number, page, _ in entries
+        if number != str(page + 1)
+    ]
+    assert not wrong, f"{path.name}: contents numbers that are not their headings' pages: {wrong}"
+    chapters_and_sections = [
+        (page, round(top)) for level, _, page, top in _outline(reader)[1:] if level <= 1
+    ]
+    assert [(page, round(top)) for _, _, page, top in entries] == chapters_and_sections
+
+
+def test_printed_pages_load_nothing_from_the_network(book):
+    """The single pages that were printed name no resource on another host
+    (bookbuild/pdf.py also refuses any such request while printing)."""
+    edition, path, reader, text = book
+    single = ROOT / "_build" / ("singlehtml" if edition == "en" else f"{edition}/singlehtml")
+    page = (single / "index.html").read_text("utf8")
+    remote = []
+    for tag in re.findall(r"<(?:script|img|iframe|source|video|audio|link)\b[^>]*>", page):
+        url = re.search(r"""\b(?:src|href)=["']((?:https?:)?//[^"']*)""", tag)
+        fetched = not tag.startswith("<link") or re.search(
+            r"""\brel=["'][^"']*\b(?:stylesheet|preload|modulepreload|icon)\b""", tag
+        )
+        if url and fetched:
+            remote.append(url.group(1))
+    remote += re.findall(r"""url\(\s*["']?((?:https?:)?//[^"')]*)""", page)
+    assert not remote, f"{single.relative_to(ROOT)}/index.html loads {remote}"
+
+
 def test_every_chapter_title_is_in_the_book(book):
     edition, path, reader, text = book
     outline = _squash(" ".join(_outline_titles(reader.outline)))
@@ -91,6 +296,13 @@ def test_every_chapter_title_is_in_the_book(book):
     ]
     assert not missing, f"{path.name}: chapter titles not found: {missing}"
     assert reader.outline, f"{path.name} has no bookmarks"
+
+
+def test_document_information_names_the_book(book):
+    """A reader's window shows the book's title and edition, not a file name."""
+    edition, path, reader, text = book
+    title = reader.metadata.title if reader.metadata else None
+    assert title and title.startswith(chapter_titles(edition)[0]), f"{path.name}: title {title!r}"
 
 
 def test_seed_numbers_are_printed(book):
