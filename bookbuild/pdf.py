@@ -515,9 +515,9 @@ def chromium() -> str:
     return found
 
 
-# `make book` removes the PDFs whenever the site changes (Makefile); the
+# `make book` removes the PDFs whenever the site changes (pipeline.py); the
 # PDFs also depend on this printer and its style sheet. Their digest, with the
-# site's (the Makefile's stamp of the last successful build), is kept beside
+# site's (pipeline.py's stamp of the last successful build), is kept beside
 # the PDFs: when both PDFs exist and it matches, there is nothing to do.
 BOOK_OK = ROOT / "_build" / ".book-succeeded"
 PDF_OK = ROOT / "_build" / ".pdf-succeeded"
