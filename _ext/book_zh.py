@@ -17,7 +17,9 @@ theme's interface.
   ``locale_dirs`` and puts before its own and the themes' translations.
   The launch buttons' tooltips are built as "Launch on" + " Binder", in
   English word order; the Chinese edition writes them whole
-  (``LAUNCH_ON``: 在 Binder 上启动).
+  (``LAUNCH_ON``: 在 Binder 上启动). The print-only table of contents,
+  ``<nav aria-label="Page">``, is hard-coded in sphinx-book-theme's
+  layout.html; its label is replaced as each page is rendered.
   ``make translations`` keeps that catalog up to date like a page's: the
   messages are the ``_()`` calls of _ext/templates (the book's copies of the
   theme's components whose words were not translatable, and
@@ -38,6 +40,7 @@ from __future__ import annotations
 
 import dataclasses
 import gettext
+import re
 from pathlib import Path
 
 from sphinx.util import logging
@@ -122,6 +125,29 @@ def _book_first_in_theme_catalogs(app):
             locale.translators[namespace, catalog] = _BookFirst(book, translator)
 
 
+# sphinx-book-theme's print-only table of contents is <nav aria-label="Page">,
+# an English word written into its layout.html rather than passed through
+# translate(); the Chinese edition names it with the book's translation of
+# "Page" (sphinx.po) as each page is rendered. Exact, so that a theme update
+# that changes the markup leaves the English word for tests/test_i18n.py to see.
+_PRINT_TOC_NAV = '<nav aria-label="Page">'
+
+
+def _name_print_toc_nav(app):
+    templates = getattr(app.builder, "templates", None)
+    if is_english(app.config) or app.builder.format != "html" or templates is None:
+        return
+    label = app.translator.gettext("Page")
+    if label == "Page":
+        return
+    render = templates.render
+
+    def render_named(template, context):
+        return render(template, context).replace(_PRINT_TOC_NAV, f'<nav aria-label="{label}">')
+
+    templates.render = render_named
+
+
 def _chinese_style():
     from pybtex.database import Entry
     from pybtex.style.formatting.unsrt import Style
@@ -154,9 +180,71 @@ def _chinese_style():
                     fields[name] = chinese
             chinese_entry = Entry(entry.type, fields=fields, persons=entry.persons)
             chinese_entry.key = entry.key
-            return super().format_entry(label, chinese_entry, bib_data)
+            formatted = super().format_entry(label, chinese_entry, bib_data)
+            _full_width_separators(formatted.text)
+            return formatted
 
     return ChineseStyle
+
+
+_CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+# Where unsrt ends a sentence: "." (or a title's own "?" / "!") and a space, or the end.
+_SENTENCE_END = re.compile(r"[.?!](?: |$)")
+
+
+def _full_width_separators(text) -> None:
+    """unsrt joins an entry's fields with ", " and ends each sentence with
+    "." and a ``newblock`` (a space); after the Chinese note_zh /
+    howpublished_zh that reads "文档, 2026. 询问……". In a sentence that
+    contains Chinese, those separators become "，" and "。" (with no space
+    after it); a comma inside brackets (code in a note) and every sentence
+    without Chinese (names, titles, links) stay as they are. Changes the rich
+    text in place."""
+    from pybtex.richtext import String, Symbol
+
+    leaves = []  # (parent, index in parent.parts, node)
+
+    def walk(node):
+        for index, part in enumerate(getattr(node, "parts", ())):
+            if isinstance(part, (String, Symbol)):
+                leaves.append((node, index, part))
+            else:
+                walk(part)
+
+    def shown(part):
+        if isinstance(part, String):
+            return part.value
+        return " " if part.name == "newblock" else "\u00a0"  # nbsp, dashes: no separator
+
+    walk(text)
+    whole = "".join(shown(part) for _, _, part in leaves)
+    out = list(whole)  # what each character becomes
+    start = 0
+    for end in [*_SENTENCE_END.finditer(whole), None]:
+        stop = end.start() if end else len(whole)
+        if _CJK.search(whole[start:stop]):
+            depth = 0
+            for i in range(start, stop):
+                depth += whole[i] in "([（［"
+                depth -= whole[i] in ")]）］"
+                if whole[i : i + 2] == ", " and depth == 0:
+                    out[i], out[i + 1] = "，", ""
+            if end and whole[end.start()] == ".":
+                out[end.start()] = "。"
+                if end.end() > end.start() + 1:
+                    out[end.start() + 1] = ""
+        if end is None:
+            break
+        start = end.end()
+    i = 0
+    for parent, index, part in leaves:
+        n = len(shown(part))
+        new = "".join(out[i : i + n])
+        if isinstance(part, String):
+            part.value = new
+        elif new != shown(part):
+            parent.parts[index] = String(new)
+        i += n
 
 
 def _chinese_references(app, config):
@@ -201,6 +289,7 @@ def setup(app):
     app.connect("config-inited", _search_bar_text)
     app.connect("config-inited", _chinese_references)
     app.connect("builder-inited", _book_first_in_theme_catalogs)
+    app.connect("builder-inited", _name_print_toc_nav)
     # after sphinx-book-theme's add_launch_buttons (501)
     app.connect("html-page-context", _launch_tooltips, priority=502)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -60,7 +60,7 @@ EDITIONS = {
             "language": "zh_CN",
             "html_title": "矩阵的梯度",
             "project": "矩阵的梯度",
-            "author": "matgrad 作者",
+            "author": "matgrad 编写组",
         },
     },
     # The whole book on one page per edition (Sphinx's singlehtml builder),
