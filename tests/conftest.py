@@ -227,3 +227,18 @@ def pytest_collection_modifyitems(config, items):
         return _LONG_FIRST.index(name) if name in _LONG_FIRST else len(_LONG_FIRST)
 
     items.sort(key=rank)  # a stable sort: the order within each group is kept
+
+
+@pytest.fixture
+def shown(monkeypatch) -> list:
+    """What IPython.display.display was given, as (data, metadata) pairs,
+    instead of displaying it (matgrad.plotting.show, matgrad.tables)."""
+    import IPython.display
+
+    found = []
+    monkeypatch.setattr(
+        IPython.display,
+        "display",
+        lambda data, metadata=None, raw=False: found.append((data, metadata)),
+    )
+    return found

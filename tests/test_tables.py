@@ -7,19 +7,6 @@ import pytest
 from matgrad.tables import markdown_table
 
 
-@pytest.fixture
-def shown(monkeypatch):
-    import IPython.display
-
-    found = []
-    monkeypatch.setattr(
-        IPython.display,
-        "display",
-        lambda data, metadata=None, raw=False: found.append((data, metadata)),
-    )
-    return found
-
-
 def test_the_chinese_twin_has_the_same_cells(shown):
     markdown_table(
         ["branch", "error"],

@@ -106,26 +106,13 @@ def _texts(ax):
     return texts + ([t.get_text() for t in legend.get_texts()] if legend else [])
 
 
-def _shown(monkeypatch):
-    import IPython.display
-
-    shown = []
-    monkeypatch.setattr(
-        IPython.display,
-        "display",
-        lambda data, metadata=None, raw=False: shown.append((data, metadata)),
-    )
-    return shown
-
-
-def test_show_displays_english_with_the_chinese_twin_in_the_metadata(monkeypatch):
+def test_show_displays_english_with_the_chinese_twin_in_the_metadata(monkeypatch, shown):
     import base64
 
     import matplotlib.pyplot as plt
 
     from matgrad.plotting import show
 
-    shown = _shown(monkeypatch)
     ax = plot_cost([4, 8, 16], {"one VJP": [1.0, 2.0, 4.0]}, slopes={"one VJP": 1})
     english = _texts(ax)
     chinese = _texts(ax.figure.matgrad_redraw("zh_CN", {"one VJP": "一次 VJP"}))
@@ -163,22 +150,20 @@ def test_chinese_figure_needs_every_word_and_a_known_language():
         plot_cost([1, 2, 4], {"a": [1, 2, 4]}, lang="fr")
 
 
-def test_show_needs_a_figure_of_this_module(monkeypatch):
+def test_show_needs_a_figure_of_this_module(monkeypatch, shown):
     import matplotlib.pyplot as plt
 
     from matgrad.plotting import show
 
-    _shown(monkeypatch)
     plt.figure()
     with pytest.raises(ValueError, match="drawn by plot_jacobian or plot_cost"):
         show()
     plt.close("all")
 
 
-def test_without_a_cjk_font_the_metadata_says_why(monkeypatch):
+def test_without_a_cjk_font_the_metadata_says_why(monkeypatch, shown):
     import matgrad.plotting as plotting
 
-    shown = _shown(monkeypatch)
     monkeypatch.setattr(plotting, "cjk_font", lambda: None)
     plot_cost([1, 2, 4], {"a": [1, 2, 4]})
     plotting.show({"a": "甲"})
