@@ -23,9 +23,9 @@ writes `_build/pdf/matgrad-en.pdf` and `_build/pdf/matgrad-zh_CN.pdf`:
    same page is checked, not assumed. The bookmarks (PDF outline) are then
    written with pypdf from the headings themselves: the contents page, each
    chapter, its sections and their subsections.
-3. The index page of each edition is written again (not read), now with
-   links to both PDFs, which the English site serves at its top
-   (`_ext/pdf_links.py`).
+3. The English site gets both PDFs at its top, and the index page of each
+   edition a line that links them (`bookbuild/pdf_links.py`, in the HTML
+   Sphinx wrote: no Sphinx run).
 
 Nothing here uses the network; a missing Chromium is an error that says what
 to install. When nothing changed since the last `make pdf` (the site, this
@@ -41,6 +41,7 @@ import hashlib
 import http.server
 import io
 import logging
+import shutil
 import sys
 import threading
 import time
@@ -48,6 +49,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from bookbuild import chromium as chromium_flags
+from bookbuild import pdf_links
 
 ROOT = Path(__file__).resolve().parents[1]
 PDF_DIR = ROOT / "_build" / "pdf"
@@ -581,18 +583,15 @@ def main() -> int:
     printed = time.perf_counter()
     if args.print_only:
         return 0
-    # The index pages again, now with links to the PDFs (the other pages do
-    # not change); the English site copies the PDFs to its top.
-    status = site.build_editions(["en", "zh_CN"], fresh=False, only=["index.md"])
-    if status:
-        return status
-    site.publish_zh()
+    # The English site serves both PDFs at its top; the index pages link them.
+    for edition in EDITIONS:
+        shutil.copyfile(pdf_path(edition), site.EDITIONS["en"]["out"] / pdf_path(edition).name)
+    pdf_links.add(ROOT / "_build")
     if digest:
         PDF_OK.write_text(digest)
     print(
         f"make pdf: one page per edition {built - start:.1f} s, printing "
-        f"{printed - built:.1f} s, index pages with the links "
-        f"{time.perf_counter() - printed:.1f} s"
+        f"{printed - built:.1f} s ({PDF_DIR.relative_to(ROOT)}; the index pages link them)"
     )
     return 0
 

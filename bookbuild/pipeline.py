@@ -38,6 +38,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from bookbuild import pdf_links
 from bookbuild.pages import BUILD, ROOT
 
 PACKAGE = ("src/matgrad",)
@@ -257,6 +258,7 @@ def build(tree: Tree, execute_pages, build_editions) -> int:
     if steps.forget_doctrees:
         _remove(*tree.doctrees)
     _remove(*tree.reports, *tree.pdfs, tree.book_ok)
+    pdf_links.strip(tree.build)  # (links to the PDFs just removed)
     if steps.execute:
         status = execute_pages()
         if status:

@@ -7,12 +7,13 @@ that note how they were called and succeed or fail on request.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 
 import pytest
 
-from bookbuild import pipeline
+from bookbuild import pdf_links, pipeline
 
 FILES = {
     "index.md": "# Home\n",
@@ -131,6 +132,59 @@ def test_an_extension_changed(book):
     assert book.run() == 0
     assert book.executed == 0, "no page's code changed"
     assert book.built == [(("en", "zh_CN"), True)], "every page is rewritten"
+
+
+def made_pdfs(tree: pipeline.Tree) -> list:
+    """What `make pdf` leaves: both PDFs, their copies at the site's top, and
+    the index pages (the Chinese one twice) with the note that links them."""
+    made = []
+    for name in pdf_links.PDF_FILES.values():
+        for folder in (tree.build / "pdf", tree.html):
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_bytes(b"%PDF-")
+            made.append(folder / name)
+    for pages in pdf_links.index_pages(tree.build).values():
+        for page in pages:
+            page.parent.mkdir(parents=True, exist_ok=True)
+            page.write_text("<html><h1>Title</h1><p>text</p></html>", "utf8")
+    pdf_links.add(tree.build)
+    return made
+
+
+def linked(tree: pipeline.Tree) -> list:
+    pages = pdf_links.index_pages(tree.build)
+    return [p for ps in pages.values() for p in ps if "matgrad-book-pdfs" in p.read_text("utf8")]
+
+
+def test_pdfs_stay_while_nothing_changed(book):
+    made = made_pdfs(book.tree)
+    assert len(linked(book.tree)) == 3
+    assert book.run() == 0 and book.built == []
+    assert all(p.exists() for p in made) and len(linked(book.tree)) == 3
+
+
+def test_a_new_site_removes_the_pdfs_and_their_links(book):
+    made = made_pdfs(book.tree)
+    # (a build whose stand-in leaves the Chinese index pages as they are)
+    edit(book, "locales/zh_CN/LC_MESSAGES/index.po")
+    assert book.run() == 0
+    assert not any(p.exists() for p in made), "a PDF is never older than the site"
+    assert linked(book.tree) == [], "no index page links a PDF that is gone"
+
+
+def test_the_pdf_note_goes_in_once_and_comes_out():
+    page = "<main><h1>Title</h1><p>Intro</p><h1>Other</h1></main>"
+    for edition in pdf_links.EDITIONS:
+        once = pdf_links.with_note(page, edition)
+        assert pdf_links.with_note(once, edition) == once, "adding it again changes nothing"
+        assert once.count("matgrad-book-pdfs") == 1
+        assert once.index("matgrad-book-pdfs") < once.index("<p>Intro"), "below the title"
+        links = re.findall(r'href="([^"]+)"', once)
+        up = "" if edition == "en" else "../"
+        assert sorted(links) == sorted(up + name for name in pdf_links.PDF_FILES.values())
+        assert pdf_links.without_note(once) == page
+    with pytest.raises(ValueError, match="zh_CN index page has no </h1>"):
+        pdf_links.with_note("<p>no title</p>", "zh_CN")
 
 
 def test_the_last_build_failed(book, capsys):

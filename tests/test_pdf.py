@@ -393,3 +393,23 @@ def test_two_pages_render_to_png(book):
             check=True,
         )
         assert stem.with_suffix(".png").stat().st_size > 10_000
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_the_site_links_both_pdfs(edition):
+    """The index page of each edition (the Chinese one also as published in
+    the English site) links both PDFs, and the site serves what it links."""
+    from bookbuild import pdf_links
+
+    _pdf(edition)
+    for page in pdf_links.index_pages(ROOT / "_build")[edition]:
+        notes = re.findall(r'<p class="matgrad-book-pdfs">.*?</p>', page.read_text("utf8"), re.S)
+        assert len(notes) == 1, f"{page.relative_to(ROOT)}: {len(notes)} notes with the PDF links"
+        links = re.findall(r'href="([^"]+)"', notes[0])
+        assert len(links) == len(EDITIONS), links
+        if not page.is_relative_to(HTML):
+            continue  # the Chinese site before it is published at zh_CN/ (same page)
+        for link in links:
+            served = (page.parent / link).resolve()
+            assert served.is_file() and served.parent == HTML, f"{page}: {link}"
+            assert served.read_bytes() == (PDF_DIR / served.name).read_bytes()
