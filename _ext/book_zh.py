@@ -27,13 +27,17 @@ theme's interface.
   translates). sphinx-book-theme looks its words up in its own catalog
   ("booktheme"), where some are missing or in traditional wording
   (列印成 PDF); the book's catalog is consulted first there too.
-- References. The Chinese references page uses the pybtex style
-  ``matgrad_zh``: sphinxcontrib-bibtex's ``unsrt`` with the book's own words
-  in Chinese (``note_zh`` and ``howpublished_zh`` of appendix/references.bib,
-  which every note and howpublished has), no "and" between authors, "第 N 版"
-  for an edition and no "URL:" before a link. Titles, authors, publishers and
-  links stay as published (the titles are braced in the .bib, so that no
-  style changes their case).
+- References. Both editions format the bibliography with the book's own
+  pybtex styles. ``matgrad`` (English) is sphinxcontrib-bibtex's ``unsrt``
+  with each link shown as its address without "https://": the theme shortens
+  a GitHub link whose text is its address to "owner/repo", which hides the
+  file or issue it points to. ``matgrad_zh`` (Chinese) is ``matgrad`` with the
+  book's own words in Chinese (``note_zh`` and ``howpublished_zh`` of
+  appendix/references.bib, which every note and howpublished has), no "and"
+  between authors, "第 N 版" for an edition (the .bib writes it as a word,
+  "Third"), "访问于" for the date a link was visited and no "URL:" before a
+  link. Titles, authors, publishers and links stay as published (the titles
+  are braced in the .bib, so that no style changes their case).
 """
 
 from __future__ import annotations
@@ -148,24 +152,56 @@ def _name_print_toc_nav(app):
     templates.render = render_named
 
 
+# How the .bib writes an edition, and its number for "第 N 版".
+_EDITIONS = {"First": "1", "Second": "2", "Third": "3", "Fourth": "4", "Fifth": "5"}
+
+
+def _shown_address(url: str) -> str:
+    """A link's text: its address without the scheme (see the module's docstring)."""
+    return re.sub(r"^https?://", "", url)
+
+
+def _english_style():
+    from pybtex.style.formatting.unsrt import Style
+    from pybtex.style.template import field, href, words
+
+    class EnglishStyle(Style):
+        """unsrt, with each link shown as its address (see the module's docstring)."""
+
+        def format_url(self, e):
+            url = field("url", raw=True)
+            shown = field("url", raw=True, apply_func=_shown_address)
+            return words["URL:", href(url)[shown]]
+
+    return EnglishStyle
+
+
 def _chinese_style():
     from pybtex.database import Entry
-    from pybtex.style.formatting.unsrt import Style
     from pybtex.style.template import field, href, join, names, optional, sentence
 
-    class ChineseStyle(Style):
-        """unsrt, with the book's own words in Chinese (see the module's docstring)."""
+    class ChineseStyle(_english_style()):
+        """matgrad, with the book's own words in Chinese (see the module's docstring)."""
 
         def format_names(self, role, as_sentence=True):
             formatted = names(role, sep=", ", sep2=", ", last_sep=", ")
             return sentence[formatted] if as_sentence else formatted
 
         def format_edition(self, e):
-            return optional[join["第 ", field("edition"), " 版"]]
+            number = field("edition", raw=True, apply_func=lambda x: _EDITIONS.get(x, x))
+            return optional[join["第 ", number, " 版"]]
 
         def format_url(self, e):
             url = field("url", raw=True)
-            return href(url)[url]
+            return href(url)[field("url", raw=True, apply_func=_shown_address)]
+
+        def format_web_refs(self, e):
+            return sentence[
+                optional[self.format_url(e), optional["（访问于 ", field("urldate"), "）"]],
+                optional[self.format_eprint(e)],
+                optional[self.format_pubmed(e)],
+                optional[self.format_doi(e)],
+            ]
 
         def format_entry(self, label, entry, bib_data=None):
             fields = type(entry.fields)(entry.fields)
@@ -247,13 +283,15 @@ def _full_width_separators(text) -> None:
         i += n
 
 
-def _chinese_references(app, config):
-    if is_english(config):
-        return
+def _references_style(app, config):
     from pybtex.plugin import register_plugin
 
-    register_plugin("pybtex.style.formatting", "matgrad_zh", _chinese_style(), force=True)
-    config.bibtex_default_style = "matgrad_zh"
+    if is_english(config):
+        register_plugin("pybtex.style.formatting", "matgrad", _english_style(), force=True)
+        config.bibtex_default_style = "matgrad"
+    else:
+        register_plugin("pybtex.style.formatting", "matgrad_zh", _chinese_style(), force=True)
+        config.bibtex_default_style = "matgrad_zh"
 
 
 def _search_bar_text(app, config):
@@ -287,7 +325,7 @@ def _launch_tooltips(app, pagename, templatename, context, doctree):
 def setup(app):
     app.connect("config-inited", _swap_figures)
     app.connect("config-inited", _search_bar_text)
-    app.connect("config-inited", _chinese_references)
+    app.connect("config-inited", _references_style)
     app.connect("builder-inited", _book_first_in_theme_catalogs)
     app.connect("builder-inited", _name_print_toc_nav)
     # after sphinx-book-theme's add_launch_buttons (501)

@@ -5,6 +5,11 @@ Sphinx: gettext leaves them out and the Chinese page kept them in English.
 Each exercise's own title becomes a message here (a marker node that gettext
 extracts), and the Chinese build puts its translation in, both in the
 exercise and in the title of its solution.
+
+Each exercise's label also gets its (translated) title as its name, so that
+``{numref}`{name} <label>``` shows the title in the page's language: the
+"All exercises" page lists them that way (sphinx-exercise names every
+exercise label "Exercise", which says nothing).
 """
 
 from __future__ import annotations
@@ -79,6 +84,20 @@ class ExerciseTitleTranslations(SphinxTransform):
             marker.parent.remove(marker)
 
 
+def _name_labels_by_title(app, document):
+    """Name each exercise's label after its title (after sphinx-exercise's
+    doctree-read, which names them all "Exercise")."""
+    domain = app.env.get_domain("std")
+    for node in document.findall(nodes.Element):
+        if type(node).__name__ != "exercise_enumerable_node":
+            continue
+        subtitles = _exercise_subtitles(node)
+        name = node.get("names", [None])[0]
+        if subtitles and name in domain.labels:
+            docname, labelid, _ = domain.labels[name]
+            domain.labels[name] = docname, labelid, subtitles[0].astext()
+
+
 def _skip(self, node):
     raise nodes.SkipNode
 
@@ -89,4 +108,5 @@ def setup(app):
     )
     app.add_transform(ExerciseTitleMessages)
     app.add_transform(ExerciseTitleTranslations)
+    app.connect("doctree-read", _name_labels_by_title, priority=600)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
