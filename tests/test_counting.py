@@ -98,8 +98,7 @@ def test_graph_matmul_multiplications_counts_only_what_the_outputs_need():
     graph = tf.function(f).get_concrete_function(*specs).graph
     assert [op.type for op in graph.get_operations()].count("MatMul") == 2
     assert graph_matmul_multiplications(graph) == [24]
-    unknown = tf.function(f).get_concrete_function(
-        tf.TensorSpec((None, 3), tf.float32), tf.TensorSpec((None, 4), tf.float32)
-    ).graph
+    specs = [tf.TensorSpec((None, 3), tf.float32), tf.TensorSpec((None, 4), tf.float32)]
+    unknown = tf.function(f).get_concrete_function(*specs).graph
     with pytest.raises(ValueError, match="MatMul .* has an operand of shape"):
         graph_matmul_multiplications(unknown)
