@@ -84,3 +84,21 @@ def test_bad_shapes_raise_value_error_naming_both(a_shape, b_shape, words):
     with pytest.raises(ValueError, match=words) as info:
         matmul_multiplications(a_shape, b_shape)
     assert str(a_shape) in str(info.value) and str(b_shape) in str(info.value)
+
+
+def test_graph_matmul_multiplications_counts_only_what_the_outputs_need():
+    tf = pytest.importorskip("tensorflow")
+    from matgrad.counting import graph_matmul_multiplications
+
+    def f(a, b):
+        tf.matmul(a, a, transpose_b=True)  # not needed by the output: not counted
+        return tf.matmul(a, b, transpose_a=True)  # (3, 2)^T @ (2, 4): 3 * 2 * 4
+
+    specs = [tf.TensorSpec((2, 3), tf.float32), tf.TensorSpec((2, 4), tf.float32)]
+    graph = tf.function(f).get_concrete_function(*specs).graph
+    assert [op.type for op in graph.get_operations()].count("MatMul") == 2
+    assert graph_matmul_multiplications(graph) == [24]
+    specs = [tf.TensorSpec((None, 3), tf.float32), tf.TensorSpec((None, 4), tf.float32)]
+    unknown = tf.function(f).get_concrete_function(*specs).graph
+    with pytest.raises(ValueError, match="MatMul .* has an operand of shape"):
+        graph_matmul_multiplications(unknown)

@@ -94,3 +94,31 @@ def multiply(a, b) -> np.ndarray:
     out = np.multiply(a, b)
     _add("multiply", int(np.size(out)))
     return out
+
+
+def graph_matmul_multiplications(graph) -> list[int]:
+    """Multiplications of each ``MatMul`` in a traced TensorFlow graph that its outputs need.
+
+    ``graph`` is a ``FuncGraph`` (``tf.function(f).get_concrete_function().graph``)
+    with static shapes. Only the operations that ``graph.outputs`` depend on,
+    through inputs or control inputs, are counted: TensorFlow prunes the others
+    before it runs the graph. Each entry is :func:`matmul_multiplications` of
+    the operands as the op multiplies them (``transpose_a``/``transpose_b``
+    applied). Raises ValueError naming the op if a shape is not static.
+    """
+    todo, needed = [t.op for t in graph.outputs], set()
+    while todo:
+        op = todo.pop()
+        if op not in needed:
+            needed.add(op)
+            todo += [t.op for t in op.inputs] + list(op.control_inputs)
+    counts = []
+    for op in sorted((op for op in needed if op.type == "MatMul"), key=lambda op: op.name):
+        shapes = []
+        for t, flag in zip(op.inputs, ("transpose_a", "transpose_b"), strict=True):
+            if t.shape.rank is None or None in t.shape.as_list():
+                raise ValueError(f"graph: MatMul {op.name!r} has an operand of shape {t.shape}")
+            shape = tuple(t.shape.as_list())
+            shapes.append(shape[::-1] if op.get_attr(flag) else shape)
+        counts.append(matmul_multiplications(*shapes))
+    return counts
