@@ -99,6 +99,10 @@ def execute(path_str: str, timeout: int):
             nb,
             cwd=str(path.parent),
             timeout=timeout,
+            # nbclient gives a kernel 60 s to answer; on a machine busy with
+            # other builds a page failed that way ("Kernel didn't respond in
+            # 60 seconds"). A page must not fail because the machine is busy.
+            startup_timeout=600,
             allow_errors=False,
             meta_override=True,
             config=config,
