@@ -91,3 +91,48 @@ def test_forked_kernels_are_fresh_and_show_figures(tmp_path, zygote_env, monkeyp
         ).execute()
     assert nb.cells[0].outputs[0]["text"].split() == ["True", str(tmp_path), "seen"]
     assert any("image/png" in out.get("data", {}) for out in nb.cells[1].outputs)
+
+
+def _translated_nodes():
+    import importlib.util
+
+    path = ROOT / "_ext" / "translated_nodes.py"
+    spec = importlib.util.spec_from_file_location("translated_nodes", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_translated_nodes_forget_their_messages_document():
+    from docutils import nodes
+    from docutils.frontend import get_default_settings
+    from docutils.parsers.rst import Parser
+    from docutils.utils import new_document
+
+    settings = get_default_settings(Parser)
+    page, message = new_document("page", settings), new_document("message", settings)
+    text, own = nodes.Text("translated"), nodes.Text("the page's")
+    text.document, own.document = message, page  # as publish_msgstr leaves them
+    paragraph = nodes.paragraph("", "", text, own)
+    page += paragraph
+    assert text.document is message
+    assert _translated_nodes().forget_foreign_documents(page) == 1
+    assert text.document is page and own.document is page  # from the parent now
+    assert _translated_nodes().forget_foreign_documents(page) == 0
+
+
+def test_built_doctrees_hold_no_other_document(built_site):
+    # What the extension is for: the Chinese doctrees carried each message's
+    # own document, and reading them back was most of the Chinese build.
+    import pickle
+
+    doctrees = sorted((ROOT / "_build").glob("**/.doctrees/**/*.doctree"))
+    assert any("zh_CN" in p.parts for p in doctrees), "no Chinese doctrees found"
+    for path in doctrees:
+        doctree = pickle.loads(path.read_bytes())
+        foreign = [
+            type(node).__name__
+            for node in doctree.findall(include_self=False)
+            if node.__dict__.get("_document") not in (None, doctree)
+        ]
+        assert not foreign, (path.relative_to(ROOT), foreign[:5])
