@@ -101,14 +101,19 @@ def test_onednn_default_follows_tensorflows_policy():
 
     default = onednn_by_default()
     assert isinstance(default, bool)
-    # the child asks TensorFlow's own switch: the variable, when set, decides
-    import os
+    # the child asks TensorFlow's own switch: the variable, when set, decides,
+    # and a change after the first answer changes nothing
+    from matgrad.tf_env import onednn_decision
 
-    from matgrad.tf_env import _DEFAULT_CHILD, _run_child
-
-    for flag, expected in (("0", "False"), ("1", "True")):
-        env = dict(os.environ, TF_ENABLE_ONEDNN_OPTS=flag, TF_CPP_MIN_LOG_LEVEL="3")
-        assert _run_child(env, 120, _DEFAULT_CHILD)[-1] == expected
+    assert onednn_decision("0") == (False, False)
+    assert onednn_decision("1") == (True, True)
+    assert onednn_decision("0", then="1") == (False, False)
+    assert onednn_decision("1", then="0") == (True, True)
+    assert onednn_decision(None, then="1") == (default, default)
+    with pytest.raises(TypeError, match="start must be a string"):
+        onednn_decision(1)
+    with pytest.raises(TypeError, match="then must be a string"):
+        onednn_decision("0", then=True)
     cpuinfo = Path("/proc/cpuinfo")
     if platform.system() == "Linux" and platform.machine() == "x86_64" and cpuinfo.exists():
         flags = set(cpuinfo.read_text().split())

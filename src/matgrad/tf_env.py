@@ -5,10 +5,12 @@ TensorFlow reads ``TF_ENABLE_ONEDNN_OPTS`` once, at import, and oneDNN reads
 one page, :func:`seed_gradient_in_subprocess` computes the puzzle's
 ``tape.gradient(Y, T)`` in a child Python with the flag set as asked and
 returns the array; :func:`onednn_seed_gradient` does it with oneDNN on and
-also reports which instruction set oneDNN chose for this CPU; and
-:func:`onednn_by_default` reports whether the installed TensorFlow turns
-oneDNN on when the variable is not set. The child's log lines stay in the
-child.
+also reports which instruction set oneDNN chose for this CPU;
+:func:`onednn_decision` asks TensorFlow's switch (``IsMklEnabled``) in a
+process started with the variable as given, before and after the variable
+changes; and :func:`onednn_by_default` reports whether the installed
+TensorFlow turns oneDNN on when the variable is not set. The child's log
+lines stay in the child.
 """
 
 from __future__ import annotations
@@ -48,13 +50,21 @@ try:
     loader.exec_module(port)
 except (ImportError, StopIteration, OSError):    # another layout: import TensorFlow
     from tensorflow.python.util import _pywrap_util_port as port
-print(bool(port.IsMklEnabled()))
+import sys
+first = bool(port.IsMklEnabled())
+if len(sys.argv) > 1:                 # the variable changes, then TensorFlow is asked again
+    os.environ["TF_ENABLE_ONEDNN_OPTS"] = sys.argv[1]
+print(first, bool(port.IsMklEnabled()))
 """
 
 
-def _run_child(env: dict, timeout: float, script: str = _CHILD) -> list[str]:
+def _run_child(env: dict, timeout: float, script: str = _CHILD, args=()) -> list[str]:
     proc = subprocess.run(
-        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-c", script, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
     if proc.returncode != 0:
         raise RuntimeError(f"the TensorFlow child process failed:\n{proc.stderr[-2000:]}")
@@ -110,6 +120,32 @@ def onednn_seed_gradient(max_cpu_isa: str | None = None, timeout: float = 120) -
     return OneDNNRun(_gradient(lines), isa)
 
 
+def onednn_decision(
+    start: str | None, then: str | None = None, timeout: float = 120
+) -> tuple[bool, bool]:
+    """What ``IsMklEnabled`` answers in a fresh process, asked twice.
+
+    The process starts with ``TF_ENABLE_ONEDNN_OPTS=start`` (``None``: unset)
+    and asks TensorFlow's switch (``IsMklEnabled``, ``tensorflow/core/util/port.cc``);
+    then it sets the variable to ``then`` (``None``: leaves it) and asks again.
+    TensorFlow decides once per process, so the second answer is the first.
+    Only the small extension module that holds the switch is loaded, not the
+    whole TensorFlow package (half a second instead of several).
+    """
+    for name, value in (("start", start), ("then", then)):
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{name} must be a string such as '0' or '1', or None, got {value!r}")
+    env = {k: v for k, v in os.environ.items() if k != "TF_ENABLE_ONEDNN_OPTS"}
+    env["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    if start is not None:
+        env["TF_ENABLE_ONEDNN_OPTS"] = start
+    answer = _run_child(env, timeout, _DEFAULT_CHILD, () if then is None else (then,))[-1]
+    words = answer.split()
+    if len(words) != 2 or not set(words) <= {"True", "False"}:
+        raise RuntimeError(f"the TensorFlow child process printed {answer!r}, not two booleans")
+    return words[0] == "True", words[1] == "True"
+
+
 def onednn_by_default(timeout: float = 120) -> bool:
     """Whether the installed TensorFlow uses oneDNN when ``TF_ENABLE_ONEDNN_OPTS`` is unset.
 
@@ -119,12 +155,7 @@ def onednn_by_default(timeout: float = 120) -> bool:
     AVX_VNNI or AMX; a Windows x86 build always.  A child process without the
     variable reports the decision for this build on this CPU.
     """
-    env = {k: v for k, v in os.environ.items() if k != "TF_ENABLE_ONEDNN_OPTS"}
-    env["TF_CPP_MIN_LOG_LEVEL"] = "3"
-    answer = _run_child(env, timeout, _DEFAULT_CHILD)[-1]
-    if answer not in ("True", "False"):
-        raise RuntimeError(f"the TensorFlow child process printed {answer!r}, not True or False")
-    return answer == "True"
+    return onednn_decision(None, timeout=timeout)[0]
 
 
 class _DropRetracingWarning:
