@@ -3,8 +3,10 @@
 Importing TensorFlow costs about 4.5 s of CPU, and each of the book's pages
 runs in a fresh kernel that imports it: on two cores that was half of a cold
 build. `bookbuild/execute_pages.py` therefore starts one *zygote* process that
-imports numpy, SymPy, matplotlib, TensorFlow (which imports JAX and Keras)
-and ipykernel once, and then forks one kernel per page. A fork shares the
+imports numpy, SymPy, matplotlib, TensorFlow (which imports JAX and Keras),
+ipykernel and myst-nb's ``glue`` once, and then forks one kernel per page.
+(``glue`` imports nbformat and jsonschema at its first call: 1.6 s of CPU in
+each of the dozen pages that glue numbers, half as much as TensorFlow's import.) A fork shares the
 imported modules copy-on-write, so each kernel starts in a few milliseconds.
 Nothing has run in the zygote besides the imports (no TensorFlow op, no
 thread pools: one BLAS thread, and TensorFlow creates its threads on first
@@ -47,7 +49,15 @@ IMPORT_ENV = {
 # (Not matplotlib's inline backend: importing it registers its hook that shows
 # figures after each cell only when an IPython kernel is already running, so
 # each kernel imports it itself, at its first figure.)
-PRELOAD = ("numpy", "sympy", "matplotlib.pyplot", "tensorflow", "ipykernel.kernelapp", "IPython")
+PRELOAD = (
+    "numpy",
+    "sympy",
+    "matplotlib.pyplot",
+    "tensorflow",
+    "ipykernel.kernelapp",
+    "IPython",
+    "myst_nb.ext.glue",
+)
 
 
 def serve(path: str) -> None:
