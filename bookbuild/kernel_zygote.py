@@ -6,8 +6,8 @@ build. `bookbuild/execute_pages.py` therefore starts one *zygote* process that
 imports numpy, SymPy, matplotlib, TensorFlow (which imports JAX and Keras),
 ipykernel and myst-nb's ``glue`` once, and then forks one kernel per page.
 (``glue`` imports nbformat and jsonschema at its first call: 1.6 s of CPU in
-each of the dozen pages that glue numbers, half as much as TensorFlow's import.) A fork shares the
-imported modules copy-on-write, so each kernel starts in a few milliseconds.
+each of the dozen pages that glue numbers.) A fork shares the imported
+modules copy-on-write, so each kernel starts in a few milliseconds.
 Nothing has run in the zygote besides the imports (no TensorFlow op, no
 thread pools: one BLAS thread, and TensorFlow creates its threads on first
 use), so each forked kernel is as fresh as a new process.
