@@ -93,14 +93,18 @@ def test_forked_kernels_are_fresh_and_show_figures(tmp_path, zygote_env, monkeyp
     assert any("image/png" in out.get("data", {}) for out in nb.cells[1].outputs)
 
 
-def _translated_nodes():
+def _ext(name: str):
+    """One of the book's Sphinx extensions (_ext/NAME.py), imported by path."""
     import importlib.util
 
-    path = ROOT / "_ext" / "translated_nodes.py"
-    spec = importlib.util.spec_from_file_location("translated_nodes", path)
+    spec = importlib.util.spec_from_file_location(name, ROOT / "_ext" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _translated_nodes():
+    return _ext("translated_nodes")
 
 
 def test_translated_nodes_forget_their_messages_document():
@@ -136,3 +140,31 @@ def test_built_doctrees_hold_no_other_document(built_site):
             if node.__dict__.get("_document") not in (None, doctree)
         ]
         assert not foreign, (path.relative_to(ROOT), foreign[:5])
+
+
+def test_chinese_indexer_splits_and_stems_as_sphinxs():
+    # The same words and stems as Sphinx's own indexer; only the lookup differs.
+    from sphinx.search import zh
+
+    text = "矩阵的梯度 tape.gradient returns the sum of Y; VJP 与 JVP, MatMul grad, NN"
+    ours, theirs = _ext("zh_search").chinese_indexer()({}), zh.SearchChinese({})
+    words = ours.split(text)
+    assert words == theirs.split(text) and "gradient" in words
+    assert [ours.stem(w) for w in words] == [theirs.stem(w) for w in words]
+    assert isinstance(ours.latin_terms, set) and "VJP" in ours.latin_terms
+
+
+def test_msgstr_documents_get_the_same_settings():
+    from docutils.parsers.rst import Parser
+    from myst_parser.mdit_to_docutils import base
+
+    fast = _ext("msgstr_parsing")
+    one, two = fast.make_document("a"), fast.make_document("b", parser_cls=Parser)
+    reference = fast._original("a")
+    assert {k: repr(v) for k, v in vars(one.settings).items()} == {
+        k: repr(v) for k, v in vars(reference.settings).items()
+    }
+    assert one.settings is not two.settings  # each document its own copy,
+    assert one.settings.record_dependencies is not two.settings.record_dependencies  # deep
+    assert one["source"] == "a" and two["source"] == "b"
+    assert base.make_document is not fast.make_document  # only setup() installs it
