@@ -109,7 +109,6 @@ def test_onednn_default_follows_tensorflows_policy():
     assert onednn_decision("1") == (True, True)
     assert onednn_decision("0", then="1") == (False, False)
     assert onednn_decision("1", then="0") == (True, True)
-    assert onednn_decision(None, then="1") == (default, default)
     with pytest.raises(TypeError, match="start must be a string"):
         onednn_decision(1)
     with pytest.raises(TypeError, match="then must be a string"):
@@ -119,3 +118,17 @@ def test_onednn_default_follows_tensorflows_policy():
         flags = set(cpuinfo.read_text().split())
         nn = {"avx512_vnni", "avx512_bf16", "avx_vnni", "amx_tile", "amx_int8", "amx_bf16"}
         assert default == bool(flags & nn), sorted(flags & nn)
+
+
+def test_onednn_decision_rejects_what_the_child_did_not_do(monkeypatch):
+    # The second answer counts only if the variable had changed by then.
+    from matgrad import tf_env
+
+    for printed in ([], ["x"], ['["True", false, "1"]']):
+        monkeypatch.setattr(tf_env, "_run_child", lambda *a, out=printed, **k: out)
+        with pytest.raises(RuntimeError, match="not two answers and the variable"):
+            tf_env.onednn_decision("0", then="1")
+    monkeypatch.setattr(tf_env, "_run_child", lambda *a, **k: ['[false, false, "0"]'])
+    with pytest.raises(RuntimeError, match="was '0' at the second question, not '1'"):
+        tf_env.onednn_decision("0", then="1")
+    assert tf_env.onednn_decision("0") == (False, False)  # then=None: the start value

@@ -1,6 +1,7 @@
 """Running TensorFlow under a chosen environment, in a fresh process.
 
-TensorFlow reads ``TF_ENABLE_ONEDNN_OPTS`` once, at import, and oneDNN reads
+TensorFlow reads ``TF_ENABLE_ONEDNN_OPTS`` once, at the first call of its
+switch ``IsMklEnabled`` (which ``import tensorflow`` makes), and oneDNN reads
 ``ONEDNN_MAX_CPU_ISA`` once, when it first runs.  To show several settings on
 one page, :func:`seed_gradient_in_subprocess` computes the puzzle's
 ``tape.gradient(Y, T)`` in a child Python with the flag set as asked and
@@ -19,6 +20,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -35,7 +37,8 @@ print(json.dumps(tape.gradient(Y, T).numpy().tolist()))
 
 
 # IsMklEnabled lives in a small extension module; loading it by its path skips
-# the import of the whole TensorFlow package (half a second instead of ten).
+# the import of the whole TensorFlow package (about a second instead of several).
+# It prints the two answers and the variable as it was at the second.
 _DEFAULT_CHILD = """
 import glob, importlib.machinery, importlib.util, os
 name = "tensorflow.python.util._pywrap_util_port"
@@ -50,15 +53,18 @@ try:
     loader.exec_module(port)
 except (ImportError, StopIteration, OSError):    # another layout: import TensorFlow
     from tensorflow.python.util import _pywrap_util_port as port
-import sys
+import json, sys
 first = bool(port.IsMklEnabled())
 if len(sys.argv) > 1:                 # the variable changes, then TensorFlow is asked again
     os.environ["TF_ENABLE_ONEDNN_OPTS"] = sys.argv[1]
-print(first, bool(port.IsMklEnabled()))
+second = bool(port.IsMklEnabled())
+print(json.dumps([first, second, os.environ.get("TF_ENABLE_ONEDNN_OPTS")]))
 """
 
 
-def _run_child(env: dict, timeout: float, script: str = _CHILD, args=()) -> list[str]:
+def _run_child(
+    env: dict, timeout: float, script: str = _CHILD, args: Sequence[str] = ()
+) -> list[str]:
     proc = subprocess.run(
         [sys.executable, "-c", script, *args],
         env=env,
@@ -130,7 +136,10 @@ def onednn_decision(
     then it sets the variable to ``then`` (``None``: leaves it) and asks again.
     TensorFlow decides once per process, so the second answer is the first.
     Only the small extension module that holds the switch is loaded, not the
-    whole TensorFlow package (half a second instead of several).
+    whole TensorFlow package (about a second instead of several); the switch
+    then decides at its first call instead of during ``import tensorflow``.
+    The child also reports the variable as it was at the second question,
+    and a value other than the one asked for is an error.
     """
     for name, value in (("start", start), ("then", then)):
         if value is not None and not isinstance(value, str):
@@ -139,18 +148,31 @@ def onednn_decision(
     env["TF_CPP_MIN_LOG_LEVEL"] = "3"
     if start is not None:
         env["TF_ENABLE_ONEDNN_OPTS"] = start
-    answer = _run_child(env, timeout, _DEFAULT_CHILD, () if then is None else (then,))[-1]
-    words = answer.split()
-    if len(words) != 2 or not set(words) <= {"True", "False"}:
-        raise RuntimeError(f"the TensorFlow child process printed {answer!r}, not two booleans")
-    return words[0] == "True", words[1] == "True"
+    lines = _run_child(env, timeout, _DEFAULT_CHILD, () if then is None else (then,))
+    answer = lines[-1] if lines else ""
+    try:
+        first, second, variable = json.loads(answer)
+    except (ValueError, TypeError):
+        first = second = variable = None
+    if not (isinstance(first, bool) and isinstance(second, bool)):
+        raise RuntimeError(
+            f"the TensorFlow child process printed {answer!r}, not two answers and the variable"
+        )
+    expected = start if then is None else then
+    if variable != expected:
+        raise RuntimeError(
+            f"the child's TF_ENABLE_ONEDNN_OPTS was {variable!r} at the second question, "
+            f"not {expected!r}"
+        )
+    return first, second
 
 
 def onednn_by_default(timeout: float = 120) -> bool:
     """Whether the installed TensorFlow uses oneDNN when ``TF_ENABLE_ONEDNN_OPTS`` is unset.
 
-    TensorFlow decides once, at import (``IsMklEnabled`` and its default
-    policy in ``tensorflow/core/util/port.cc``): a build without oneDNN never
+    TensorFlow decides once, at the first call of its switch, which
+    ``import tensorflow`` makes (``IsMklEnabled`` and its default policy in
+    ``tensorflow/core/util/port.cc``): a build without oneDNN never
     uses it; a Linux x86 build uses it on CPUs with AVX512_VNNI, AVX512_BF16,
     AVX_VNNI or AMX; a Windows x86 build always.  A child process without the
     variable reports the decision for this build on this CPU.
