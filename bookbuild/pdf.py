@@ -549,7 +549,11 @@ async def print_edition(browser, edition: str) -> dict:
         prints = 0
         for _ in range(PASSES):
             prints += 1
-            data = await page.pdf(**PDF_OPTIONS)
+            # The first print is only read for where the headings landed: no
+            # structure tags or backgrounds, which change no page break (the
+            # next print is checked against it) and cost 1 to 2 s a print.
+            first = {"tagged": False, "print_background": False} if filled is None else {}
+            data = await page.pdf(**{**PDF_OPTIONS, **first})
             lap("print")
             places = await asyncio.to_thread(destinations, data, markers + list(afters.values()))
             lap("read")
