@@ -103,10 +103,6 @@ def _ext(name: str):
     return module
 
 
-def _translated_nodes():
-    return _ext("translated_nodes")
-
-
 def test_translated_nodes_forget_their_messages_document():
     from docutils import nodes
     from docutils.frontend import get_default_settings
@@ -120,9 +116,10 @@ def test_translated_nodes_forget_their_messages_document():
     paragraph = nodes.paragraph("", "", text, own)
     page += paragraph
     assert text.document is message
-    assert _translated_nodes().forget_foreign_documents(page) == 1
+    forget = _ext("translated_nodes").forget_foreign_documents
+    assert forget(page) == 1
     assert text.document is page and own.document is page  # from the parent now
-    assert _translated_nodes().forget_foreign_documents(page) == 0
+    assert forget(page) == 0
 
 
 def test_built_doctrees_hold_no_other_document(built_site):
