@@ -19,8 +19,10 @@ run built them.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import os
+import pickle
 import re
 import shutil
 import subprocess
@@ -55,14 +57,13 @@ def _pdf(edition: str) -> Path:
     return path
 
 
-@pytest.fixture(scope="module", params=EDITIONS)
-def book(request):
+def _extract(path: Path) -> tuple[list[str], list[list[tuple[float, float, str, float]]]]:
+    """Each page's text, and its text runs as (x, y, text, size in points),
+    y upwards from the foot (pypdf's text extraction)."""
     from pypdf import PdfReader
 
-    path = _pdf(request.param)
-    reader = PdfReader(path)
-    texts, LINES[path] = [], []
-    for page in reader.pages:
+    texts, lines = [], []
+    for page in PdfReader(path).pages:
         runs = []
 
         def visit(text, cm, tm, font, size, runs=runs):
@@ -77,12 +78,44 @@ def book(request):
                 )
 
         texts.append(page.extract_text(visitor_text=visit) or "")
-        LINES[path].append(runs)
-    return request.param, path, reader, "\n".join(texts)
+        lines.append(runs)
+    return texts, lines
 
 
-# Per PDF, per page: its text runs as (x, y, text, size in points), y
-# upwards from the foot.
+def _extracted(path: Path):
+    """``_extract(path)``, done once per PDF for all test workers: pypdf takes
+    10 to 15 s of CPU on one edition, and pytest-xdist may set this module's
+    fixture up in both workers. The result is kept beside the PDF under the
+    digest of its bytes (a rebuilt PDF is read again), and a lock makes the
+    second worker wait for the first instead of reading it too."""
+    import fcntl
+
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    cache = path.with_name(f".{path.stem}.text-{digest[:16]}.pickle")
+    with open(path.with_name(f".{path.stem}.text.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if cache.exists():
+            return pickle.loads(cache.read_bytes())
+        extracted = _extract(path)
+        for old in path.parent.glob(f".{path.stem}.text-*.pickle"):
+            old.unlink()
+        cache.write_bytes(pickle.dumps(extracted))
+        return extracted
+
+
+@pytest.fixture(scope="module", params=EDITIONS)
+def book(request):
+    from pypdf import PdfReader
+
+    path = _pdf(request.param)
+    texts, LINES[path] = _extracted(path)
+    TEXTS[path] = texts
+    return request.param, path, PdfReader(path), "\n".join(texts)
+
+
+# Per PDF, per page: its text, and its text runs as (x, y, text, size in
+# points), y upwards from the foot.
+TEXTS: dict[Path, list[str]] = {}
 LINES: dict[Path, list[list[tuple[float, float, str, float]]]] = {}
 
 
@@ -365,11 +398,7 @@ def test_two_pages_render_to_png(book):
     SHOTS.mkdir(parents=True, exist_ok=True)
     # The first page after the contents whose text shows code (tf.) and
     # that holds an image: a chapter page as a reader sees it.
-    with_code = [
-        n
-        for n, page in enumerate(reader.pages, 1)
-        if n > 3 and "tf." in (page.extract_text() or "")
-    ]
+    with_code = [n for n, words in enumerate(TEXTS[path], 1) if n > 3 and "tf." in words]
     chosen = next(
         (n for n in with_code if reader.pages[n - 1].images), with_code[0] if with_code else None
     )
