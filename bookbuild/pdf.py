@@ -17,12 +17,16 @@ writes `_build/pdf/matgrad-en.pdf` and `_build/pdf/matgrad-zh_CN.pdf`:
    stay links inside the PDF. Chinese text is set in the Noto CJK fonts the
    machine has (fonts-noto-cjk); Chromium embeds the glyphs it uses.
    Chromium's print has no `target-counter()`, so the contents' page numbers
-   take a second print: the first one says (by its named destinations) on
-   which page each heading landed, those numbers go into the contents, and
-   the page is printed again; that the second print put every heading on the
-   same page is checked, not assumed. The bookmarks (PDF outline) are then
-   written with pypdf from the headings themselves: the contents page, each
-   chapter, its sections and their subsections.
+   take a second print, of the contents pages alone: the book's print says
+   (by its named destinations) on which page each heading landed, those
+   numbers go into the contents' boxes (of fixed width: they held a
+   placeholder in the first print), and those pages' new text and fonts
+   replace theirs in the book's print. That the two prints of those pages
+   differ in nothing else (links, places, the marked content the structure
+   tags point to) is checked, not assumed; if they do, the whole book is
+   printed again. The bookmarks (PDF outline) are then written from the
+   headings themselves: the contents page, each chapter, its sections and
+   their subsections.
 3. The English site gets both PDFs at its top, and the index page of each
    edition a line that links them (`bookbuild/pdf_links.py`, in the HTML
    Sphinx wrote: no Sphinx run).
@@ -41,6 +45,7 @@ import hashlib
 import http.server
 import io
 import logging
+import re
 import shutil
 import sys
 import threading
@@ -296,9 +301,16 @@ OVERFLOW_JS = """() => {
 BREAK_JS = """(markers) => markers.forEach(
   m => document.getElementById(m).closest('.book-keep').classList.add('book-keep--break'))"""
 
-# The page numbers into the contents (the second print).
+# The page numbers into the contents (then printed again: `print_edition`).
 FILL_JS = """(pages) => document.querySelectorAll('.book-contents__page').forEach(
   e => { e.textContent = pages[e.dataset.marker]; })"""
+
+# Hide (true) or show again (false) everything that follows the contents.
+CONTENTS_ONLY_JS = """(hide) => {
+  for (let e = document.getElementById('pdf-contents'); e !== document.body; e = e.parentElement)
+    for (let s = e.nextElementSibling; s; s = s.nextElementSibling)
+      s.classList.toggle('book-hidden', hide);
+}"""
 
 # The page's viewport is as wide as A4's text (210 mm less 2 x 15 mm margins,
 # in CSS pixels), so that what PREPARE_JS measures is as it will be printed.
@@ -323,13 +335,14 @@ PDF_OPTIONS = dict(
     outline=False,
     tagged=True,
 )
-PASSES = 4  # prints until the contents' numbers are the headings' pages
+PASSES = 4  # prints of the book until no heading stands alone at a page's foot
 # pypdf warns about the object count in Chromium's trailer, which is harmless.
 logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 
-def destinations(data: bytes, names: list[str]) -> dict[str, tuple[int, float, float]]:
-    """Where Chromium put each named destination: (page index, left, top) in points."""
+def destinations(data: bytes, names: list[str]) -> tuple[dict[str, tuple[int, float, float]], int]:
+    """Where Chromium put each named destination: (page index, left, top) in
+    points; and the number of pages."""
     from pypdf import PdfReader
 
     reader = PdfReader(io.BytesIO(data))
@@ -345,31 +358,43 @@ def destinations(data: bytes, names: list[str]) -> dict[str, tuple[int, float, f
         raise RuntimeError(
             f"Chromium wrote no destination for {len(missing)} headings ({missing[:5]}...)"
         )
-    return {n: found[n] for n in names}
+    return {n: found[n] for n in names}, len(reader.pages)
 
 
 def write_book(
-    data: bytes, path: Path, entries: list[dict], places: dict, contents: str, info: dict[str, str]
+    data: bytes,
+    path: Path,
+    entries: list[dict],
+    places: dict,
+    contents: str,
+    info: dict[str, str],
+    numbered: tuple[bytes, int] | None = None,
 ) -> int:
     """The printed PDF, with bookmarks: the contents page, then each chapter
     (closed) with its sections and their subsections, each at its heading;
-    and ``info`` (title, author) in its document information. Returns the
-    number of pages.
+    and ``info`` (title, author) in its document information. ``numbered``
+    is a print of the contents pages alone with their page numbers, and the
+    index of its first page in ``data``: those pages' text and fonts replace
+    the ones printed with placeholders (`splice_check` has shown that they
+    match). Returns the number of pages.
 
     Written as an incremental update (PDF 1.7, 7.5.6): Chromium's PDF byte for
     byte, then the outline's objects, a new catalog that names them, the new
-    document information, and a cross-reference section for just those. (pypdf's
-    own incremental writer copies all 40,000 objects of the tagged PDF first,
-    which took longer than printing it.)"""
+    document information, the contents pages' new text and fonts, and a
+    cross-reference section for just those. (pypdf's own incremental writer
+    copies all 40,000 objects of the tagged PDF first, which took longer than
+    printing it.)"""
     from pypdf import PdfReader
     from pypdf.generic import (
         ArrayObject,
         DictionaryObject,
+        EncodedStreamObject,
         FloatObject,
         IndirectObject,
         NameObject,
         NullObject,
         NumberObject,
+        StreamObject,
         TextStringObject,
     )
 
@@ -458,6 +483,42 @@ def write_book(
     info_num = old_info.idnum if old_info else size
     size = max(size, info_num + 1)
     objects[info_num] = document
+    if numbered is not None:
+        # Each contents page keeps its own dictionary (its place in the page
+        # tree, its structure and its links) with the other print's content
+        # stream and resources (fonts), copied in as new objects.
+        other, first_page = numbered
+        source = PdfReader(io.BytesIO(other))
+        copied: dict[int, int] = {}
+
+        def copy(obj):
+            nonlocal size
+            if isinstance(obj, IndirectObject):
+                if obj.idnum not in copied:
+                    copied[obj.idnum] = size
+                    size += 1
+                    objects[copied[obj.idnum]] = copy(obj.get_object())
+                return ref(copied[obj.idnum])
+            if isinstance(obj, DictionaryObject):
+                if obj.get("/Type") in ("/Page", "/Pages", "/Catalog"):
+                    raise RuntimeError("a contents page's resources refer to a page")
+                new = EncodedStreamObject() if isinstance(obj, StreamObject) else DictionaryObject()
+                if isinstance(obj, StreamObject):
+                    new._data = obj._data  # as printed (still compressed)
+                new.update({key: copy(value) for key, value in obj.items()})
+                return new
+            if isinstance(obj, ArrayObject):
+                return ArrayObject(copy(value) for value in obj)
+            return obj
+
+        for offset, new_page in enumerate(source.pages):
+            old_ref = reader.pages[first_page + offset].indirect_reference
+            if old_ref.generation:
+                raise RuntimeError("a contents page has a generation other than 0")
+            page = DictionaryObject(reader.pages[first_page + offset])
+            for key in ("/Contents", "/Resources"):
+                page[NameObject(key)] = copy(new_page.raw_get(key))
+            objects[old_ref.idnum] = page
 
     out = io.BytesIO()
     out.write(data if data.endswith(b"\n") else data + b"\n")
@@ -486,6 +547,37 @@ def write_book(
     out.write(f"\nstartxref\n{xref}\n%%EOF\n".encode())
     path.write_bytes(out.getvalue())
     return len(reader.pages)
+
+
+def splice_check(book: bytes, numbered: bytes, first: int, end: int) -> str | None:
+    """Why the print ``numbered`` of the book's pages ``first`` to ``end - 1``
+    (indices) cannot replace those pages' text in the print ``book``, or
+    None: it must have those pages, each the same size, with the same links
+    in the same places and the same marked content (the tags' sequence, so
+    that the book's structure tree still fits the new text)."""
+    from pypdf import PdfReader
+
+    tagged = re.compile(rb"/\w+(?:\s*<<[^>]*>>)?\s*B[DM]C")
+    ours, theirs = PdfReader(io.BytesIO(book)), PdfReader(io.BytesIO(numbered))
+    if len(theirs.pages) != end - first:
+        return f"{len(theirs.pages)} contents pages printed, {end - first} expected"
+
+    def links(page):
+        return [
+            ([round(float(v), 1) for v in a.get_object()["/Rect"]], a.get_object().get("/Dest"))
+            for a in page.get("/Annots") or []
+        ]
+
+    for n, (old, new) in enumerate(zip(ours.pages[first:end], theirs.pages, strict=True)):
+        if [float(v) for v in old.mediabox] != [float(v) for v in new.mediabox]:
+            return f"page {first + n + 1} has another size"
+        if links(old) != links(new):
+            return f"page {first + n + 1} has other links"
+        if tagged.findall(old.get_contents().get_data()) != tagged.findall(
+            new.get_contents().get_data()
+        ):
+            return f"page {first + n + 1} has other marked content"
+    return None
 
 
 async def print_edition(browser, edition: str) -> dict:
@@ -539,41 +631,65 @@ async def print_edition(browser, edition: str) -> dict:
                 f"text and would be cut at the margin: {wide[:5]}"
             )
         lap("prepare")
-        # Print, read where each heading landed, write those pages into the
-        # contents, print again. The numbers' boxes have a fixed width, so
-        # the second print has the first one's pages; it is checked, not
-        # assumed.
+        # Print the book with a placeholder in each of the contents' number
+        # boxes (their width is fixed, so no page break depends on what they
+        # hold), read where each heading landed, write those pages into the
+        # contents, and print the contents pages alone again. `write_book`
+        # puts their text into the book's print; `splice_check` first shows
+        # that nothing but the numbers' text differs (else the whole book is
+        # printed again, with its numbers).
         markers = [e["marker"] for e in entries] + ["pdf-contents"]
         afters = {e["marker"]: e["after"] for e in entries if e["after"]}
-        filled, broken = None, set()
+        await page.evaluate(FILL_JS, dict.fromkeys(markers, "0"))
+        broken = set()
         prints = 0
         for _ in range(PASSES):
             prints += 1
-            # The first print is only read for where the headings landed: no
-            # structure tags or backgrounds, which change no page break (the
-            # next print is checked against it) and cost 1 to 2 s a print.
-            first = {"tagged": False, "print_background": False} if filled is None else {}
-            data = await page.pdf(**{**PDF_OPTIONS, **first})
+            data = await page.pdf(**PDF_OPTIONS)
             lap("print")
-            places = await asyncio.to_thread(destinations, data, markers + list(afters.values()))
+            places, total = await asyncio.to_thread(
+                destinations, data, markers + list(afters.values())
+            )
             lap("read")
-            pages = {m: str(places[m][0] + 1) for m in markers}
             # A heading whose next text went to a later page starts a page
             # (once: if it still stands alone, nothing more can be done).
             alone = [
                 m for m, a in afters.items() if places[a][0] > places[m][0] and m not in broken
             ]
-            if pages == filled and not alone:
+            if not alone:
                 break
             await page.evaluate(BREAK_JS, alone)
             broken.update(alone)
-            await page.evaluate(FILL_JS, pages)
-            filled = pages
             lap("prepare")
         else:
-            raise RuntimeError(
-                f"{edition}: the contents' page numbers did not settle in {PASSES} prints"
-            )
+            raise RuntimeError(f"{edition}: headings still moved after {PASSES} prints")
+        pages = {m: str(places[m][0] + 1) for m in markers}
+        await page.evaluate(FILL_JS, pages)
+        first, end = places["pdf-contents"][0], places[entries[0]["marker"]][0]
+        if not first < end:
+            raise RuntimeError(f"{edition}: the contents are not before the first chapter")
+        # (With the book after them hidden: Chromium lays out and paints the
+        # whole page for any range, 3 to 4 s here, under 1 s without it. The
+        # footer then says the book's page count itself.)
+        await page.evaluate(CONTENTS_ONLY_JS, True)
+        footer = FOOTER.replace('<span class="totalPages"></span>', str(total))
+        numbered = await page.pdf(
+            **{**PDF_OPTIONS, "footer_template": footer}, page_ranges=f"{first + 1}-{end}"
+        )
+        await page.evaluate(CONTENTS_ONLY_JS, False)
+        lap("print contents")
+        problem = await asyncio.to_thread(splice_check, data, numbered, first, end)
+        lap("read")
+        if problem:
+            print(f"{edition}: {problem}; printing the whole book again, with its numbers")
+            prints += 1
+            data, numbered = await page.pdf(**PDF_OPTIONS), None
+            lap("print")
+            again, _ = await asyncio.to_thread(destinations, data, markers)
+            moved = [m for m in markers if again[m][0] != places[m][0]]
+            if moved:
+                raise RuntimeError(f"{edition}: {len(moved)} headings moved when numbered")
+            lap("read")
         await context.close()
     lap("close")
     if errors:
@@ -582,13 +698,21 @@ async def print_edition(browser, edition: str) -> dict:
         raise RuntimeError(f"{edition}: the page asked the network for {outside}")
     info = {"/Title": f"{title} ({spec['edition']})", "/Author": author}
     pages = await asyncio.to_thread(
-        write_book, data, pdf_path(edition), entries, places, spec["contents"], info
+        write_book,
+        data,
+        pdf_path(edition),
+        entries,
+        places,
+        spec["contents"],
+        info,
+        None if numbered is None else (numbered, first),
     )
     lap("bookmarks")
     return {
         "chapters": [e["title"] for e in entries if e["chapter"]],
         "pages": pages,
         "prints": prints,
+        "contents": (first + 1, end) if numbered is not None else None,
         "moved": len(broken),
         "seconds": seconds,
     }
@@ -686,7 +810,13 @@ def main() -> int:
         print(
             f"{pdf_path(edition).relative_to(ROOT)}: {len(done['chapters'])} chapters, "
             f"{done['pages']} pages, {pdf_path(edition).stat().st_size / 1e6:.1f} MB; "
-            f"{done['prints']} prints, {done['moved']} headings moved to a new page; {steps}"
+            f"{done['prints']} print(s) of the book"
+            + (
+                " and one of pages {}-{} with their numbers".format(*done["contents"])
+                if done["contents"]
+                else ""
+            )
+            + f", {done['moved']} headings moved to a new page; {steps}"
         )
     printed = time.perf_counter()
     if args.print_only:

@@ -12,15 +12,18 @@ load nothing from the network. Two pages of each are rendered to PNG
 (poppler's pdftoppm) into _build/screenshots/ for a reviewer.
 
 `make pdf` is not part of `make test` (README.md, "Other targets"), so the
-module is skipped, with the reason, when the PDFs are not built; with
-CI=true they are required only when MATGRAD_REQUIRE_PDF=1 says that the
-run built them.
+tests of the PDFs are skipped, with the reason, when they are not built;
+with CI=true they are required only when MATGRAD_REQUIRE_PDF=1 says that
+the run built them (.ci/run does). The last two tests, of how the contents
+pages' numbers are put into the book's print, make their own small PDFs and
+always run.
 """
 
 from __future__ import annotations
 
 import hashlib
 import html
+import io
 import os
 import pickle
 import re
@@ -442,3 +445,102 @@ def test_the_site_links_both_pdfs(edition):
             served = (page.parent / link).resolve()
             assert served.is_file() and served.parent == HTML, f"{page}: {link}"
             assert served.read_bytes() == (PDF_DIR / served.name).read_bytes()
+
+
+# `make pdf` prints the book once, then only its contents pages with their
+# numbers, and puts those pages' text into the book's print (bookbuild/pdf.py,
+# `splice_check` and `write_book`). On small PDFs made here:
+
+
+def _small_pdf(pages: list[tuple[bytes, list[tuple[list[float], str]]]]) -> bytes:
+    """A PDF whose pages have these content streams and link annotations
+    (rectangle, named destination), in Helvetica."""
+    from pypdf import PdfWriter
+    from pypdf.generic import (
+        ArrayObject,
+        DecodedStreamObject,
+        DictionaryObject,
+        FloatObject,
+        NameObject,
+        TextStringObject,
+    )
+
+    writer = PdfWriter()
+    font = writer._add_object(
+        DictionaryObject(
+            {
+                NameObject("/Type"): NameObject("/Font"),
+                NameObject("/Subtype"): NameObject("/Type1"),
+                NameObject("/BaseFont"): NameObject("/Helvetica"),
+            }
+        )
+    )
+    for content, links in pages:
+        page = writer.add_blank_page(*A4_POINTS)
+        stream = DecodedStreamObject()
+        stream.set_data(content)
+        page[NameObject("/Contents")] = writer._add_object(stream)
+        page[NameObject("/Resources")] = DictionaryObject(
+            {NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})}
+        )
+        annots = ArrayObject()
+        for rect, dest in links:
+            annot = DictionaryObject(
+                {
+                    NameObject("/Type"): NameObject("/Annot"),
+                    NameObject("/Subtype"): NameObject("/Link"),
+                    NameObject("/Rect"): ArrayObject(FloatObject(v) for v in rect),
+                    NameObject("/Dest"): TextStringObject(dest),
+                }
+            )
+            annots.append(writer._add_object(annot))
+        page[NameObject("/Annots")] = annots
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def _line(number: str, mcid: int = 0) -> bytes:
+    return f"/P <</MCID {mcid} >>BDC BT /F1 12 Tf 100 700 Td ({number}) Tj ET EMC".encode()
+
+
+LINK = ([90.0, 690.0, 500.0, 720.0], "pdf-h-0")
+
+
+def test_splice_check_accepts_only_a_change_of_text():
+    from bookbuild.pdf import splice_check
+
+    book = _small_pdf([(_line("0"), [LINK]), (_line("body"), [])])
+    assert splice_check(book, _small_pdf([(_line("12"), [LINK])]), 0, 1) is None
+    problems = {
+        "expected": _small_pdf([(_line("12"), [LINK]), (_line("13"), [LINK])]),
+        "other links": _small_pdf([(_line("12"), [])]),
+        "marked content": _small_pdf([(_line("12", mcid=1), [LINK])]),
+    }
+    for words, numbered in problems.items():
+        problem = splice_check(book, numbered, 0, 1)
+        assert problem is not None and words in problem, (words, problem)
+
+
+def test_write_book_puts_the_numbered_pages_text_into_the_book(tmp_path):
+    from pypdf import PdfReader
+
+    from bookbuild.pdf import write_book
+
+    book = _small_pdf([(_line("0"), [LINK]), (_line("body"), [])])
+    numbered = _small_pdf([(_line("12"), [LINK])])
+    path = tmp_path / "book.pdf"
+    entries = [{"title": "A chapter", "marker": "pdf-h-0", "level": 0}]
+    places = {"pdf-contents": (0, 0.0, 842.0), "pdf-h-0": (1, 0.0, 842.0)}
+    pages = write_book(book, path, entries, places, "Contents", {"/Title": "T"}, (numbered, 0))
+    assert pages == 2
+    data = path.read_bytes()
+    assert data.startswith(book), "an incremental update: the print, byte for byte, first"
+    written, printed = PdfReader(path), PdfReader(io.BytesIO(book))
+    assert written.pages[0].extract_text() == "12" and written.pages[1].extract_text() == "body"
+    assert [p.indirect_reference.idnum for p in written.pages] == [
+        p.indirect_reference.idnum for p in printed.pages
+    ], "each page keeps its own dictionary (its place in the tree, structure, links)"
+    assert [str(a.get_object()["/Dest"]) for a in written.pages[0]["/Annots"]] == ["pdf-h-0"]
+    assert [item.title for item in written.outline] == ["Contents", "A chapter"]
+    assert written.metadata.title == "T"
