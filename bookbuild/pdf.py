@@ -44,6 +44,7 @@ import functools
 import hashlib
 import http.server
 import io
+import itertools
 import logging
 import re
 import shutil
@@ -506,10 +507,27 @@ def write_book(
                 if isinstance(obj, StreamObject):
                     new._data = obj._data  # as printed (still compressed)
                 new.update({key: copy(value) for key, value in obj.items()})
+                for key in ("/BaseFont", "/FontName"):
+                    if key in new:
+                        new[NameObject(key)] = retag(new[key])
                 return new
             if isinstance(obj, ArrayObject):
                 return ArrayObject(copy(value) for value in obj)
             return obj
+
+        # A font subset's name starts with a tag of six capitals that must
+        # differ from every other subset's in the file (ISO 32000-1, 9.6.4);
+        # each print numbers its own from AAAAAA.
+        used = set(re.findall(rb"/([A-Z]{6})\+", data))
+        spare = (t for t in map(bytes, itertools.product(b"ZYXWVU", repeat=6)) if t not in used)
+        tags: dict[str, str] = {}
+
+        def retag(name):
+            tag, plus, rest = str(name).lstrip("/").partition("+")
+            if not plus or len(tag) != 6 or not tag.isupper():
+                return name
+            tags.setdefault(tag, next(spare).decode())
+            return NameObject(f"/{tags[tag]}+{rest}")
 
         for offset, new_page in enumerate(source.pages):
             old_ref = reader.pages[first_page + offset].indirect_reference
@@ -529,9 +547,16 @@ def write_book(
         obj.write_to_stream(out)
         out.write(b"\nendobj\n")
     xref = out.tell()
-    out.write(b"xref\n")
-    for num, offset in sorted(offsets.items()):
-        out.write(f"{num} 1\n{offset:010d} 00000 n\r\n".encode())
+    out.write(b"xref\n0 1\n0000000000 65535 f\r\n")
+    numbers = sorted(offsets)
+    while numbers:  # subsections of consecutive object numbers
+        run = 1
+        while run < len(numbers) and numbers[run] == numbers[0] + run:
+            run += 1
+        out.write(f"{numbers[0]} {run}\n".encode())
+        for num in numbers[:run]:
+            out.write(f"{offsets[num]:010d} 00000 n\r\n".encode())
+        numbers = numbers[run:]
     trailer = DictionaryObject(
         {
             NameObject("/Size"): NumberObject(size),
@@ -549,34 +574,75 @@ def write_book(
     return len(reader.pages)
 
 
+# What the contents pages' resources may hold to be copied into the book: no
+# link into the other print's structure tree, page tree or optional content.
+SPLICE_TYPES = {None, "/Font", "/FontDescriptor", "/Encoding", "/XObject", "/ExtGState", "/Pattern"}
+SPLICE_FORBIDDEN = {"/StructParent", "/StructParents", "/OC", "/Parent", "/P", "/Pg"}
+# A marked-content operator with its tag and properties (which may hold strings).
+MARKED = re.compile(rb"/[^\s/<>\[\]()]+\s*(?:<<.*?>>|/[^\s/<>\[\]()]+)?\s*B[DM]C", re.S)
+
+
 def splice_check(book: bytes, numbered: bytes, first: int, end: int) -> str | None:
     """Why the print ``numbered`` of the book's pages ``first`` to ``end - 1``
-    (indices) cannot replace those pages' text in the print ``book``, or
-    None: it must have those pages, each the same size, with the same links
-    in the same places and the same marked content (the tags' sequence, so
-    that the book's structure tree still fits the new text)."""
+    (indices) cannot lend those pages' content streams and resources to the
+    print ``book``, or None. Compared: the number of pages, each page's size,
+    its links (places within 0.05 pt, destinations, actions), and its
+    marked-content operators in order with their tags and properties (MCIDs),
+    so that the book's structure tree fits the new content; and the new
+    resources must not point into the other print (`SPLICE_TYPES`,
+    `SPLICE_FORBIDDEN`). Not compared here: the text itself, which
+    tests/test_pdf.py compares with the book's first print, digits aside."""
     from pypdf import PdfReader
+    from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject
 
-    tagged = re.compile(rb"/\w+(?:\s*<<[^>]*>>)?\s*B[DM]C")
     ours, theirs = PdfReader(io.BytesIO(book)), PdfReader(io.BytesIO(numbered))
     if len(theirs.pages) != end - first:
         return f"{len(theirs.pages)} contents pages printed, {end - first} expected"
 
     def links(page):
-        return [
-            ([round(float(v), 1) for v in a.get_object()["/Rect"]], a.get_object().get("/Dest"))
-            for a in page.get("/Annots") or []
-        ]
+        return [a.get_object() for a in page.get("/Annots") or []]
+
+    def same_link(a, b):
+        return (
+            all(
+                abs(float(x) - float(y)) <= 0.05
+                for x, y in zip(a["/Rect"], b["/Rect"], strict=True)
+            )
+            and a.get("/Dest") == b.get("/Dest")
+            and a.get("/A") == b.get("/A")
+        )
+
+    def foreign(obj, seen):
+        """The first thing in ``obj`` that may not be copied, or None."""
+        if isinstance(obj, IndirectObject):
+            if obj.idnum in seen:
+                return None
+            seen.add(obj.idnum)
+            obj = obj.get_object()
+        if isinstance(obj, DictionaryObject):
+            kind = obj.get("/Type")
+            if kind not in SPLICE_TYPES or SPLICE_FORBIDDEN & set(obj):
+                return f"a {kind or 'dictionary'} with {sorted(SPLICE_FORBIDDEN & set(obj))}"
+            values = [obj.raw_get(key) for key in obj]
+        elif isinstance(obj, ArrayObject):
+            values = list(obj)
+        else:
+            return None
+        return next((f for f in (foreign(v, seen) for v in values) if f), None)
 
     for n, (old, new) in enumerate(zip(ours.pages[first:end], theirs.pages, strict=True)):
+        where = f"page {first + n + 1}"
         if [float(v) for v in old.mediabox] != [float(v) for v in new.mediabox]:
-            return f"page {first + n + 1} has another size"
-        if links(old) != links(new):
-            return f"page {first + n + 1} has other links"
-        if tagged.findall(old.get_contents().get_data()) != tagged.findall(
-            new.get_contents().get_data()
-        ):
-            return f"page {first + n + 1} has other marked content"
+            return f"{where} has another size"
+        old_links, new_links = links(old), links(new)
+        if len(old_links) != len(new_links) or not all(map(same_link, old_links, new_links)):
+            return f"{where} has other links"
+        old_marks = MARKED.findall(old.get_contents().get_data())
+        if old_marks != MARKED.findall(new.get_contents().get_data()):
+            return f"{where} has other marked content"
+        problem = foreign(new.raw_get("/Resources"), set())
+        if problem:
+            return f"{where}'s resources hold {problem}"
     return None
 
 

@@ -427,6 +427,99 @@ def test_two_pages_render_to_png(book):
         assert stem.with_suffix(".png").stat().st_size > 10_000
 
 
+def test_every_page_is_numbered_in_its_footer(book):
+    """Each page's footer reads "n / total" (the contents pages were printed
+    again alone, with the total given to the footer)."""
+    edition, path, reader, text = book
+    total = len(TEXTS[path])
+    wrong = [n for n, words in enumerate(TEXTS[path], 1) if f"{n} / {total}" not in words]
+    assert not wrong, f"{path.name}: pages without their 'n / {total}' footer: {wrong}"
+
+
+def _spliced(path: Path, reader) -> tuple:
+    """The PDF as Chromium printed it (before `write_book`'s update), and the
+    indices of the pages the update gave new content."""
+    from pypdf import PdfReader
+
+    data = path.read_bytes()
+    printed = PdfReader(io.BytesIO(data[: data.index(b"%%EOF") + len(b"%%EOF")]))
+    changed = [
+        n
+        for n, (old, new) in enumerate(zip(printed.pages, reader.pages, strict=True))
+        if old.raw_get("/Contents").idnum != new.raw_get("/Contents").idnum
+    ]
+    return printed, changed
+
+
+def test_only_the_contents_pages_numbers_changed(book):
+    """The update gave new content only to the contents pages (right after
+    the cover), and their text is the first print's with the placeholders'
+    digits replaced by the page numbers."""
+    edition, path, reader, text = book
+    printed, changed = _spliced(path, reader)
+    assert changed, (
+        f"{path.name}: no page has new content: make pdf printed the whole book again "
+        "(it says why: splice_check)"
+    )
+    assert changed == list(range(1, 1 + len(changed))), changed
+    assert _squash(TEXTS[path][1]).startswith(CONTENTS[edition]), TEXTS[path][1][:40]
+    for n in changed:
+        before, after = printed.pages[n].extract_text(), TEXTS[path][n]
+        assert re.sub(r"\d+", "#", before) == re.sub(r"\d+", "#", after), f"page {n + 1}"
+        assert re.findall(r"\d+", before) != re.findall(r"\d+", after), f"page {n + 1}"
+
+
+def test_spliced_pages_fit_the_structure_tree(book):
+    """On each contents page the new content's marked-content ids are the
+    ones the structure tree's parent tree lists for that page."""
+    from pypdf.generic import ContentStream, DictionaryObject
+
+    edition, path, reader, text = book
+    parents = {}
+
+    def collect(node):
+        node = node.get_object()
+        numbers = node.get("/Nums", [])
+        for i in range(0, len(numbers), 2):
+            parents[int(numbers[i])] = numbers[i + 1].get_object()
+        for kid in node.get("/Kids", []):
+            collect(kid)
+
+    collect(reader.trailer["/Root"]["/StructTreeRoot"]["/ParentTree"])
+    printed, changed = _spliced(path, reader)
+    assert changed, f"{path.name}: no page was given new content"
+    for n in changed:
+        page = reader.pages[n]
+        listed = {i for i, e in enumerate(parents[int(page["/StructParents"])]) if e is not None}
+        drawn = set()
+        for operands, operator in ContentStream(page.get_contents(), reader).operations:
+            if operator == b"BDC" and isinstance(operands[1], DictionaryObject):
+                drawn.add(int(operands[1].get("/MCID", -1)))
+        drawn.discard(-1)
+        assert drawn == listed, f"{path.name}, page {n + 1}: {sorted(drawn ^ listed)[:10]}"
+
+
+def test_font_subsets_have_their_own_names(book):
+    """No two different embedded font programs share a subset name
+    (ISO 32000-1, 9.6.4): the contents pages' fonts come from another print."""
+    edition, path, reader, text = book
+    programs: dict[str, set[int]] = {}
+    for page in reader.pages:
+        for font in (page.get("/Resources", {}).get("/Font", {}) or {}).values():
+            font = font.get_object()
+            for f in [font, *(d.get_object() for d in font.get("/DescendantFonts", []))]:
+                descriptor = f.get("/FontDescriptor")
+                if descriptor is None:
+                    continue
+                descriptor = descriptor.get_object()
+                for key in ("/FontFile", "/FontFile2", "/FontFile3"):
+                    if key in descriptor:
+                        name = str(descriptor["/FontName"])
+                        programs.setdefault(name, set()).add(descriptor.raw_get(key).idnum)
+    shared = {name: ids for name, ids in programs.items() if len(ids) > 1}
+    assert programs and not shared, f"{path.name}: names shared by font programs: {shared}"
+
+
 @pytest.mark.parametrize("edition", EDITIONS)
 def test_the_site_links_both_pdfs(edition):
     """The index page of each edition (the Chinese one also as published in
@@ -452,9 +545,14 @@ def test_the_site_links_both_pdfs(edition):
 # `splice_check` and `write_book`). On small PDFs made here:
 
 
-def _small_pdf(pages: list[tuple[bytes, list[tuple[list[float], str]]]]) -> bytes:
-    """A PDF whose pages have these content streams and link annotations
-    (rectangle, named destination), in Helvetica."""
+def _small_pdf(
+    pages: list[tuple[bytes, list[tuple[list[float], str]]]],
+    font: str = "/AAAAAA+Helvetica",
+    xobject: dict | None = None,
+) -> bytes:
+    """A PDF whose pages have these content streams (compressed) and link
+    annotations (rectangle, named destination), in a font of this name, and
+    the form ``xobject`` (its dictionary's entries) among their resources."""
     from pypdf import PdfWriter
     from pypdf.generic import (
         ArrayObject,
@@ -462,39 +560,50 @@ def _small_pdf(pages: list[tuple[bytes, list[tuple[list[float], str]]]]) -> byte
         DictionaryObject,
         FloatObject,
         NameObject,
+        NumberObject,
         TextStringObject,
     )
 
     writer = PdfWriter()
-    font = writer._add_object(
+    name = NameObject
+    descriptor = DictionaryObject(
+        {name("/Type"): name("/FontDescriptor"), name("/FontName"): name(font)}
+    )
+    font_ref = writer._add_object(
         DictionaryObject(
             {
-                NameObject("/Type"): NameObject("/Font"),
-                NameObject("/Subtype"): NameObject("/Type1"),
-                NameObject("/BaseFont"): NameObject("/Helvetica"),
+                name("/Type"): name("/Font"),
+                name("/Subtype"): name("/Type1"),
+                name("/BaseFont"): name(font),
+                name("/FontDescriptor"): writer._add_object(descriptor),
             }
         )
     )
+    resources = {name("/Font"): DictionaryObject({name("/F1"): font_ref})}
+    if xobject is not None:
+        form = DecodedStreamObject()
+        form.set_data(b"")
+        form.update({name("/Type"): name("/XObject"), name("/Subtype"): name("/Form")})
+        form.update({name(k): NumberObject(v) for k, v in xobject.items()})
+        resources[name("/XObject")] = DictionaryObject({name("/X1"): writer._add_object(form)})
     for content, links in pages:
         page = writer.add_blank_page(*A4_POINTS)
         stream = DecodedStreamObject()
         stream.set_data(content)
-        page[NameObject("/Contents")] = writer._add_object(stream)
-        page[NameObject("/Resources")] = DictionaryObject(
-            {NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})}
-        )
+        page[name("/Contents")] = writer._add_object(stream.flate_encode())
+        page[name("/Resources")] = DictionaryObject(resources)
         annots = ArrayObject()
         for rect, dest in links:
             annot = DictionaryObject(
                 {
-                    NameObject("/Type"): NameObject("/Annot"),
-                    NameObject("/Subtype"): NameObject("/Link"),
-                    NameObject("/Rect"): ArrayObject(FloatObject(v) for v in rect),
-                    NameObject("/Dest"): TextStringObject(dest),
+                    name("/Type"): name("/Annot"),
+                    name("/Subtype"): name("/Link"),
+                    name("/Rect"): ArrayObject(FloatObject(v) for v in rect),
+                    name("/Dest"): TextStringObject(dest),
                 }
             )
             annots.append(writer._add_object(annot))
-        page[NameObject("/Annots")] = annots
+        page[name("/Annots")] = annots
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()
@@ -507,15 +616,26 @@ def _line(number: str, mcid: int = 0) -> bytes:
 LINK = ([90.0, 690.0, 500.0, 720.0], "pdf-h-0")
 
 
-def test_splice_check_accepts_only_a_change_of_text():
+def test_splice_check_accepts_only_what_the_book_can_take():
     from bookbuild.pdf import splice_check
 
     book = _small_pdf([(_line("0"), [LINK]), (_line("body"), [])])
     assert splice_check(book, _small_pdf([(_line("12"), [LINK])]), 0, 1) is None
+    nearly = ([90.03, 690.0, 500.0, 720.0], "pdf-h-0")
+    assert splice_check(book, _small_pdf([(_line("12"), [nearly])]), 0, 1) is None
+    # (a string with ">" in the properties: the whole operator is compared)
+    actual = b"/Span <</ActualText <FEFF0031>>>BDC EMC "
+    assert (
+        splice_check(
+            _small_pdf([(actual + _line("0"), [LINK])]), _small_pdf([(_line("12"), [LINK])]), 0, 1
+        )
+        == "page 1 has other marked content"
+    )
     problems = {
         "expected": _small_pdf([(_line("12"), [LINK]), (_line("13"), [LINK])]),
         "other links": _small_pdf([(_line("12"), [])]),
         "marked content": _small_pdf([(_line("12", mcid=1), [LINK])]),
+        "/StructParents": _small_pdf([(_line("12"), [LINK])], xobject={"/StructParents": 3}),
     }
     for words, numbered in problems.items():
         problem = splice_check(book, numbered, 0, 1)
@@ -527,20 +647,38 @@ def test_write_book_puts_the_numbered_pages_text_into_the_book(tmp_path):
 
     from bookbuild.pdf import write_book
 
-    book = _small_pdf([(_line("0"), [LINK]), (_line("body"), [])])
-    numbered = _small_pdf([(_line("12"), [LINK])])
+    book = _small_pdf([(_line("cover"), []), (_line("0"), [LINK]), (_line("body"), [])])
+    numbered = _small_pdf([(_line("12"), [LINK])])  # its font has the book's font's name
     path = tmp_path / "book.pdf"
     entries = [{"title": "A chapter", "marker": "pdf-h-0", "level": 0}]
-    places = {"pdf-contents": (0, 0.0, 842.0), "pdf-h-0": (1, 0.0, 842.0)}
-    pages = write_book(book, path, entries, places, "Contents", {"/Title": "T"}, (numbered, 0))
-    assert pages == 2
+    places = {"pdf-contents": (1, 0.0, 842.0), "pdf-h-0": (2, 0.0, 842.0)}
+    pages = write_book(book, path, entries, places, "Contents", {"/Title": "T"}, (numbered, 1))
+    assert pages == 3
     data = path.read_bytes()
     assert data.startswith(book), "an incremental update: the print, byte for byte, first"
-    written, printed = PdfReader(path), PdfReader(io.BytesIO(book))
-    assert written.pages[0].extract_text() == "12" and written.pages[1].extract_text() == "body"
+    # Every entry of the update's cross-reference section points at its object.
+    update = data[int(data[data.rindex(b"startxref") :].split()[1]) :]
+    assert update.startswith(b"xref\n0 1\n0000000000 65535 f\r\n"), update[:40]
+    section = update[: update.index(b"trailer")].split(b"\n")[3:]
+    number = None
+    for line in section:
+        fields = line.split()
+        if len(fields) == 2:
+            number = int(fields[0])
+        elif fields:
+            offset = int(fields[0])
+            assert data[offset:].startswith(b"%d 0 obj" % number), number
+            number += 1
+    written, printed = PdfReader(path, strict=True), PdfReader(io.BytesIO(book))
+    assert [p.extract_text() for p in written.pages] == ["cover", "12", "body"]
     assert [p.indirect_reference.idnum for p in written.pages] == [
         p.indirect_reference.idnum for p in printed.pages
     ], "each page keeps its own dictionary (its place in the tree, structure, links)"
-    assert [str(a.get_object()["/Dest"]) for a in written.pages[0]["/Annots"]] == ["pdf-h-0"]
+    assert [str(a.get_object()["/Dest"]) for a in written.pages[1]["/Annots"]] == ["pdf-h-0"]
+    fonts = [str(p["/Resources"]["/Font"]["/F1"]["/BaseFont"]) for p in written.pages]
+    assert fonts[0] == fonts[2] == "/AAAAAA+Helvetica"
+    assert fonts[1] != fonts[0] and fonts[1].endswith("+Helvetica"), fonts
+    descriptor = written.pages[1]["/Resources"]["/Font"]["/F1"]["/FontDescriptor"]
+    assert str(descriptor["/FontName"]) == fonts[1]
     assert [item.title for item in written.outline] == ["Contents", "A chapter"]
     assert written.metadata.title == "T"
