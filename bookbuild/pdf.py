@@ -21,10 +21,10 @@ writes `_build/pdf/matgrad-en.pdf` and `_build/pdf/matgrad-zh_CN.pdf`:
    (by its named destinations) on which page each heading landed, those
    numbers go into the contents' boxes (of fixed width: they held a
    placeholder in the first print), and those pages' new text and fonts
-   replace theirs in the book's print. That the two prints of those pages
-   differ in nothing else (links, places, the marked content the structure
-   tags point to) is checked, not assumed; if they do, the whole book is
-   printed again. The bookmarks (PDF outline) are then written from the
+   replace theirs in the book's print. That those pages have the same size,
+   links and marked content (which the structure tags point to) in both
+   prints is checked, not assumed (`splice_check`; if not, the whole book is
+   printed again), and tests/test_pdf.py compares their text, digits aside. The bookmarks (PDF outline) are then written from the
    headings themselves: the contents page, each chapter, its sections and
    their subsections.
 3. The English site gets both PDFs at its top, and the index page of each
@@ -701,9 +701,9 @@ async def print_edition(browser, edition: str) -> dict:
         # boxes (their width is fixed, so no page break depends on what they
         # hold), read where each heading landed, write those pages into the
         # contents, and print the contents pages alone again. `write_book`
-        # puts their text into the book's print; `splice_check` first shows
-        # that nothing but the numbers' text differs (else the whole book is
-        # printed again, with its numbers).
+        # puts their text into the book's print, once `splice_check` has
+        # compared what the book's links and structure tags rely on (else
+        # the whole book is printed again, with its numbers).
         markers = [e["marker"] for e in entries] + ["pdf-contents"]
         afters = {e["marker"]: e["after"] for e in entries if e["after"]}
         await page.evaluate(FILL_JS, dict.fromkeys(markers, "0"))
