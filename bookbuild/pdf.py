@@ -24,9 +24,10 @@ writes `_build/pdf/matgrad-en.pdf` and `_build/pdf/matgrad-zh_CN.pdf`:
    replace theirs in the book's print. That those pages have the same size,
    links and marked content (which the structure tags point to) in both
    prints is checked, not assumed (`splice_check`; if not, the whole book is
-   printed again), and tests/test_pdf.py compares their text, digits aside. The bookmarks (PDF outline) are then written from the
-   headings themselves: the contents page, each chapter, its sections and
-   their subsections.
+   printed again), and tests/test_pdf.py compares their text, digits aside.
+   The bookmarks (PDF outline) are then written from the headings
+   themselves: the contents page, each chapter, its sections and their
+   subsections.
 3. The English site gets both PDFs at its top, and the index page of each
    edition a line that links them (`bookbuild/pdf_links.py`, in the HTML
    Sphinx wrote: no Sphinx run).
