@@ -16,17 +16,24 @@ HTML   := _build/html
 MATHJAX_SRC := node_modules/mathjax/es5
 MATHJAX_OUT := _build/assets/mathjax/tex-mml-chtml.js
 
-.PHONY: book test serve clean bench lab lock venv translations pdf
+.PHONY: book test serve clean bench lab lock venv translations pdf check-book check-test
 
 venv: $(STAMP)
 
+# What the machine must provide (a Python with venv, npm, a CJK font; for the
+# tests Chromium and pdftoppm), checked before any work: one message, one
+# install command (bookbuild/prereqs.py).
+check-book:
+	@$(BOOT) -m bookbuild.prereqs book $(if $(PYTHON),--python "$(PYTHON)")
+check-test:
+	@$(BOOT) -m bookbuild.prereqs test $(if $(PYTHON),--python "$(PYTHON)")
+
 # (Re)create the virtual environment when a pin changes (bookbuild/venv.py:
 # which Python, and uv installing the exact pins).
-$(STAMP): requirements.txt requirements-dev.txt constraints.txt pyproject.toml bookbuild/venv.py
+$(STAMP): requirements.txt requirements-dev.txt constraints.txt pyproject.toml bookbuild/venv.py | check-book
 	@$(BOOT) bookbuild/venv.py --venv $(VENV) $(if $(PYTHON),--python "$(PYTHON)")
 
-$(MATHJAX_SRC)/tex-mml-chtml.js: package.json package-lock.json
-	@command -v npm >/dev/null || { echo "error: npm is needed to install MathJax (math is served from the book, not a CDN). Install Node.js/npm, e.g. 'apt-get install npm'." >&2; exit 1; }
+$(MATHJAX_SRC)/tex-mml-chtml.js: package.json package-lock.json | check-book
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
@@ -37,7 +44,7 @@ $(MATHJAX_OUT): $(MATHJAX_SRC)/tex-mml-chtml.js | $(STAMP)
 # both editions from the cache. What changed, and so what must run again, is
 # decided by content digests in bookbuild/pipeline.py (README.md, "How
 # rebuilds work").
-book: $(STAMP) $(MATHJAX_OUT)
+book: check-book $(STAMP) $(MATHJAX_OUT)
 	@$(BIN)/python -m bookbuild book
 
 # The whole book as one PDF per edition, _build/pdf/matgrad-{en,zh_CN}.pdf:
@@ -49,7 +56,7 @@ pdf: book
 
 # Two pytest workers (pytest-xdist): the page executions and browser checks
 # are independent, and the machine this targets has two cores.
-test: book
+test: check-test book
 	$(BIN)/python -m pytest -n 2
 
 serve: book

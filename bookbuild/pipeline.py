@@ -13,6 +13,13 @@ step it vouches for succeeded:
   page imports matgrad: when ``src/matgrad`` changes, the execution cache
   (and Sphinx's environment) is cleared, so that no page keeps outputs of
   the old code.
+- The pages' outputs also depend on what is installed: the Python packages
+  (a changed pin) and the CJK fonts the Chinese figures are drawn with. Their
+  digest (``environment()``) is saved too; when it differs, the execution
+  cache is cleared as for a change of ``src/matgrad``; and matplotlib's own
+  cached list of fonts, which it never refreshes, is removed when it lacks a
+  CJK font that is on the machine. So a font or a package installed after a
+  failed build needs no step by hand.
 - ``SITE_INPUTS`` are everything that feeds the site: when their digest
   equals the one saved by the last successful build, the site is up to date.
 - Sphinx re-writes a page only when the page (or the configuration) changed;
@@ -32,13 +39,15 @@ test_bookbuild.py checks each); ``build()`` carries them out.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import sys
+import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
-from bookbuild import pdf_links
+from bookbuild import pdf_links, prereqs
 from bookbuild.pages import BUILD, ROOT
 
 PACKAGE = ("src/matgrad",)
@@ -68,6 +77,12 @@ class Tree:
 
     root: Path = ROOT
     build: Path = BUILD
+    # What the environment digest reads: the installed packages (this
+    # interpreter's, the venv's) and the folders fonts are found in.
+    site_packages: Path = Path(sysconfig.get_paths()["purelib"])
+    font_dirs: tuple[Path, ...] = prereqs.FONT_DIRS
+    # matplotlib's cache folder (None: matplotlib.get_cachedir(), the kernels').
+    font_cache: Path | None = None
 
     @property
     def html(self) -> Path:
@@ -81,6 +96,11 @@ class Tree:
     def package_ok(self) -> Path:
         """Digest of src/matgrad that the execution cache was made with."""
         return self.build / ".matgrad-sources"
+
+    @property
+    def environment_ok(self) -> Path:
+        """Digests of the packages and fonts that the execution cache was made with."""
+        return self.build / ".environment"
 
     @property
     def exec_ok(self) -> Path:
@@ -136,6 +156,23 @@ def digest(root: Path, inputs: tuple[str, ...]) -> str:
     return hashlib.sha256(b"".join(line + b"\n" for line in lines)).hexdigest()
 
 
+def environment(tree: Tree) -> dict[str, str]:
+    """Digests of what the pages' outputs depend on beyond their sources: the
+    Python and the installed distributions (names and versions), and the CJK
+    font files (paths and sizes)."""
+    packages = (
+        sorted(p.name for p in tree.site_packages.glob("*.dist-info") if p.is_dir())
+        if tree.site_packages.is_dir()
+        else []
+    )
+    fonts = [f"{p} {p.stat().st_size}" for p in prereqs.cjk_font_files(tree.font_dirs)]
+
+    def sha(lines: list[str]) -> str:
+        return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+    return {"packages": sha([sys.version, *packages]), "fonts": sha(fonts)}
+
+
 def _saved(stamp: Path) -> str | None:
     return stamp.read_text().strip() if stamp.exists() else None
 
@@ -145,7 +182,8 @@ class Plan:
     """What `make book` will do, and the digests it records when a step succeeds."""
 
     up_to_date: bool  # nothing changed since the last successful build: stop
-    clear_cache: bool  # src/matgrad changed: execute every page again
+    clear_cache: bool  # src/matgrad or the environment changed: execute every page again
+    why_clear: str  # what changed, for the one line the build prints
     forget_doctrees: bool  # the last build failed: Sphinx re-reads every page
     reread_all: bool  # extensions/static/build code changed: rewrite every page
     execute: bool  # pages (may) need executing
@@ -154,6 +192,7 @@ class Plan:
     exec_inputs: str
     code: str
     site: str
+    environment: dict
 
 
 def package_changed(tree: Tree, package: str) -> bool:
@@ -198,13 +237,23 @@ def plan(tree: Tree) -> Plan:
             ("site", SITE_INPUTS),
         )
     }
-    clear = package_changed(tree, digests["package"])
+    env = environment(tree)
+    saved_env = json.loads(_saved(tree.environment_ok) or "{}")
+    why = (
+        "matgrad changed"
+        if package_changed(tree, digests["package"])
+        else "the installed packages or fonts changed"
+        if saved_env != env
+        else ""
+    )
     return Plan(
-        up_to_date=not clear and nothing_changed(tree, digests["site"]),
-        clear_cache=clear,
+        up_to_date=not why and nothing_changed(tree, digests["site"]),
+        clear_cache=bool(why),
+        why_clear=why,
+        environment=env,
         forget_doctrees=last_build_failed(tree),
         reread_all=must_reread_all(tree, digests["code"]),
-        execute=must_execute(tree, digests["exec_inputs"], clear),
+        execute=must_execute(tree, digests["exec_inputs"], bool(why)),
         editions=EDITIONS,
         **digests,
     )
@@ -223,14 +272,39 @@ def _remove(*paths: Path) -> None:
             path.unlink(missing_ok=True)
 
 
-def clear_execution_cache(tree: Tree, package: str) -> None:
-    """Forget every executed page and Sphinx's environments; record src/matgrad's digest."""
+def clear_execution_cache(tree: Tree, steps: Plan) -> None:
+    """Forget every executed page and Sphinx's environments; record the digests
+    of src/matgrad and of the environment they will be made with."""
     if tree.package_ok.exists():
-        print("matgrad changed: every page will be executed again")
+        print(f"{steps.why_clear}: every page will be executed again")
     _remove(
         tree.cache, tree.build / "jupyter_execute", tree.build / ".doctrees", tree.build / "zh_CN"
     )
-    _write(tree.package_ok, package)
+    _write(tree.package_ok, steps.package)
+    _write(tree.environment_ok, json.dumps(steps.environment, sort_keys=True))
+
+
+def refresh_font_list(tree: Tree) -> bool:
+    """Remove matplotlib's cached list of fonts if it lacks a CJK font file that
+    is on the machine: matplotlib never refreshes that list by itself, and the
+    next import of matplotlib (in the kernels) scans the fonts again. Returns
+    whether it removed anything."""
+    cache_dir = tree.font_cache
+    if cache_dir is None:
+        import matplotlib
+
+        cache_dir = Path(matplotlib.get_cachedir())
+    on_disk = {str(p) for p in prereqs.cjk_font_files(tree.font_dirs)}
+    stale = False
+    for cached in cache_dir.glob("fontlist-*.json"):
+        try:
+            known = {font["fname"] for font in json.loads(cached.read_text())["ttflist"]}
+        except (OSError, ValueError, KeyError, TypeError):
+            known = set()
+        if not on_disk <= known:
+            cached.unlink(missing_ok=True)
+            stale = True
+    return stale
 
 
 def print_reports(tree: Tree) -> None:
@@ -246,7 +320,8 @@ def build(tree: Tree, execute_pages, build_editions) -> int:
     reread_all)`` are the two steps (each returns an exit status)."""
     steps = plan(tree)
     if steps.clear_cache:
-        clear_execution_cache(tree, steps.package)
+        refresh_font_list(tree)
+        clear_execution_cache(tree, steps)
     elif _saved(tree.package_ok) != steps.package:
         _write(tree.package_ok, steps.package)  # the shell version's empty stamp
     if steps.up_to_date:

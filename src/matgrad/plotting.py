@@ -238,8 +238,7 @@ def show(words=None, *, fig=None):
             "error": (
                 "matplotlib found no CJK font (one of " + ", ".join(CJK_FONTS) + "), so the "
                 "Chinese figure was not drawn: install one (Debian/Ubuntu: apt-get install "
-                "fonts-noto-cjk), remove matplotlib's font cache (matplotlib.get_cachedir()) "
-                "and execute the page again"
+                "fonts-noto-cjk) and run make book again"
             ),
         }
     else:
