@@ -97,8 +97,10 @@ def test_onednn_default_follows_tensorflows_policy():
     import platform
     from pathlib import Path
 
-    from matgrad.tf_env import onednn_by_default
+    from matgrad.tf_env import onednn_by_default, onednn_in_build
 
+    if not onednn_in_build():
+        pytest.skip("this TensorFlow was built without oneDNN")
     default = onednn_by_default()
     assert isinstance(default, bool)
     # the child asks TensorFlow's own switch: the variable, when set, decides,
@@ -132,3 +134,32 @@ def test_onednn_decision_rejects_what_the_child_did_not_do(monkeypatch):
     with pytest.raises(RuntimeError, match="was '0' at the second question, not '1'"):
         tf_env.onednn_decision("0", then="1")
     assert tf_env.onednn_decision("0") == (False, False)  # then=None: the start value
+
+
+def test_without_onednn_the_functions_answer_as_such_a_build(monkeypatch):
+    from matgrad import tf_env
+
+    monkeypatch.setenv(tf_env.WITHOUT_ONEDNN, "1")
+    monkeypatch.setattr(tf_env, "_run_child", lambda *a, **k: pytest.fail("no child runs"))
+    assert tf_env.onednn_in_build() is False
+    assert tf_env.onednn_decision("1", then="0") == (False, False)
+    with pytest.raises(RuntimeError, match="taken to have no oneDNN"):
+        tf_env.onednn_seed_gradient()
+
+
+@pytest.mark.tf
+def test_the_onednn_page_builds_with_a_tensorflow_without_onednn(tmp_path):
+    """The page's branch for TensorFlow builds without oneDNN (macOS, most
+    arm64 builds) runs, and says so, in an ordinary fresh kernel."""
+    from pathlib import Path
+
+    from conftest import execute_page
+
+    nb = execute_page(Path("appendix/onednn.md"), tmp_path, env={"MATGRAD_TF_WITHOUT_ONEDNN": "1"})
+    printed = "".join(
+        out.get("text", "") or str(out.get("data", {}).get("text/plain", ""))
+        for cell in nb.cells
+        for out in cell.get("outputs", [])
+    )
+    assert "built without oneDNN" in printed
+    assert "oneDNN on, capped to AVX2" not in printed

@@ -9,9 +9,15 @@ returns the array; :func:`onednn_seed_gradient` does it with oneDNN on and
 also reports which instruction set oneDNN chose for this CPU;
 :func:`onednn_decision` asks TensorFlow's switch (``IsMklEnabled``) in a
 process started with the variable as given, before and after the variable
-changes; and :func:`onednn_by_default` reports whether the installed
-TensorFlow turns oneDNN on when the variable is not set. The child's log
-lines stay in the child.
+changes; :func:`onednn_in_build` reports whether the installed TensorFlow
+has oneDNN at all (builds for macOS and most arm64 machines have none); and
+:func:`onednn_by_default` reports whether it turns oneDNN on when the
+variable is not set. The child's log lines stay in the child.
+
+With ``MATGRAD_TF_WITHOUT_ONEDNN=1`` in the environment, these functions
+answer as they would with a TensorFlow built without oneDNN (``IsMklEnabled``
+is then always false), so that the book's tests can run the pages' branch
+for such builds on a machine whose TensorFlow has oneDNN.
 """
 
 from __future__ import annotations
@@ -24,6 +30,15 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
+
+#: The environment variable that makes this module answer as a TensorFlow
+#: built without oneDNN would (for the tests of the pages' branch for such builds).
+WITHOUT_ONEDNN = "MATGRAD_TF_WITHOUT_ONEDNN"
+
+
+def _simulating_no_onednn() -> bool:
+    return os.environ.get(WITHOUT_ONEDNN) == "1"
+
 
 _CHILD = """
 import json
@@ -111,6 +126,8 @@ def onednn_seed_gradient(max_cpu_isa: str | None = None, timeout: float = 120) -
         raise ValueError(
             f"max_cpu_isa must be an ONEDNN_MAX_CPU_ISA value such as 'AVX2', got {max_cpu_isa!r}"
         )
+    if _simulating_no_onednn():
+        raise RuntimeError(f"{WITHOUT_ONEDNN}=1: this TensorFlow is taken to have no oneDNN")
     env = dict(os.environ, TF_ENABLE_ONEDNN_OPTS="1", TF_CPP_MIN_LOG_LEVEL="3", ONEDNN_VERBOSE="1")
     if max_cpu_isa is not None:
         env["ONEDNN_MAX_CPU_ISA"] = max_cpu_isa
@@ -144,6 +161,8 @@ def onednn_decision(
     for name, value in (("start", start), ("then", then)):
         if value is not None and not isinstance(value, str):
             raise TypeError(f"{name} must be a string such as '0' or '1', or None, got {value!r}")
+    if _simulating_no_onednn():
+        return False, False  # IsMklEnabled in a build without oneDNN, whatever the variable
     env = {k: v for k, v in os.environ.items() if k != "TF_ENABLE_ONEDNN_OPTS"}
     env["TF_CPP_MIN_LOG_LEVEL"] = "3"
     if start is not None:
@@ -167,14 +186,24 @@ def onednn_decision(
     return first, second
 
 
+def onednn_in_build(timeout: float = 120) -> bool:
+    """Whether the installed TensorFlow was built with oneDNN.
+
+    A process started with ``TF_ENABLE_ONEDNN_OPTS=1`` asks ``IsMklEnabled``:
+    a build with oneDNN follows the variable and answers true; a build
+    without it (macOS, most arm64 builds) answers false whatever the variable.
+    """
+    return onednn_decision("1", timeout=timeout)[0]
+
+
 def onednn_by_default(timeout: float = 120) -> bool:
     """Whether the installed TensorFlow uses oneDNN when ``TF_ENABLE_ONEDNN_OPTS`` is unset.
 
     TensorFlow decides once, at the first call of its switch, which
     ``import tensorflow`` makes (``IsMklEnabled`` and its default policy in
     ``tensorflow/core/util/port.cc``): a build without oneDNN never
-    uses it; a Linux x86 build uses it on CPUs with AVX512_VNNI, AVX512_BF16,
-    AVX_VNNI or AMX; a Windows x86 build always.  A child process without the
+    uses it; a Linux build uses it on x86 CPUs with AVX512_VNNI, AVX512_BF16,
+    AVX_VNNI or AMX and on Arm Neoverse V1; a Windows x86 build always.  A child process without the
     variable reports the decision for this build on this CPU.
     """
     return onednn_decision(None, timeout=timeout)[0]
