@@ -16,9 +16,13 @@ HTML   := _build/html
 MATHJAX_SRC := node_modules/mathjax/es5
 MATHJAX_OUT := _build/assets/mathjax/tex-mml-chtml.js
 
-.PHONY: book test serve clean bench lab lock venv translations pdf check-book check-test
+.PHONY: help book test serve clean bench lab lock venv translations pdf check-book check-test
 
-venv: $(STAMP)
+# The targets and what they do, from the '## ' comments on their lines.
+help:
+	@sed -n 's/^\([a-z-]*\):.*## \(.*\)/  make \1\t\2/p' $(MAKEFILE_LIST) | expand -t 22
+
+venv: $(STAMP)  ## make .venv from the pins
 
 # What the machine must provide (a Python with venv, npm, a CJK font; for the
 # tests Chromium and pdftoppm), checked before any work: one message, one
@@ -44,43 +48,43 @@ $(MATHJAX_OUT): $(MATHJAX_SRC)/tex-mml-chtml.js | $(STAMP)
 # both editions from the cache. What changed, and so what must run again, is
 # decided by content digests in bookbuild/pipeline.py (README.md, "How
 # rebuilds work").
-book: check-book $(STAMP) $(MATHJAX_OUT)
+book: check-book $(STAMP) $(MATHJAX_OUT)  ## run the changed pages and build both editions
 	@$(BIN)/python -m bookbuild book
 
 # The whole book as one PDF per edition, _build/pdf/matgrad-{en,zh_CN}.pdf:
 # single-page HTML from the same doctrees and cache, printed by Chromium
 # (bookbuild/pdf.py); the site then links to both. `make book` removes them
 # when the site changes (a PDF is never older than the site that links it).
-pdf: book
+pdf: book  ## both editions as PDFs (_build/pdf/)
 	$(BIN)/python -m bookbuild.pdf
 
 # Two pytest workers (pytest-xdist): the page executions and browser checks
 # are independent, and the machine this targets has two cores.
-test: check-test book
+test: check-test book  ## make book, then the tests (tests/README.md)
 	$(BIN)/python -m pytest -n 2
 
-serve: book
+serve: book  ## serve the site at http://127.0.0.1:8000/
 	@$(BIN)/python -m bookbuild serve
 
 # JupyterLab from the pinned venv; binder/postBuild (the same script Binder runs)
 # makes the .md chapters open as notebooks through jupytext.
-lab: $(STAMP)
+lab: $(STAMP)  ## JupyterLab, the pages opening as notebooks
 	@$(BIN)/python -m bookbuild lab
 
 # After the English changes: extract the messages again (_build/gettext) and
 # merge them into locales/zh_CN (new messages empty, changed ones fuzzy), then
 # list what needs translating. README.md, "Updating the translation".
-translations: $(STAMP)
+translations: $(STAMP)  ## merge changed English into locales/zh_CN
 	$(BIN)/python -m bookbuild translations
 
 # The long timings (README.md, "Other targets"); the pages count, not time.
-bench: book
+bench: book  ## measure builds, the PDFs and the long timings
 	@$(BIN)/python -m bookbuild bench
 
 # Refresh constraints.txt: one universal resolve for every supported Python.
-lock: $(STAMP)
+lock: $(STAMP)  ## re-resolve constraints.txt after a pin changed
 	$(BIN)/python bookbuild/venv.py --lock --venv $(VENV)
 
 # Everything the build and the tests made (not the venv, nor node_modules).
-clean:
+clean:  ## remove _build and caches (keeps .venv, node_modules)
 	rm -rf _build .pytest_cache .hypothesis $$(find locales -name '*.mo') $$(find . -name __pycache__ -not -path './.venv*')

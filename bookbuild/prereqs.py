@@ -165,15 +165,16 @@ def missing(
 
 
 def platform_id(os_release: Path = Path("/etc/os-release")) -> str:
-    """``"debian"`` (Debian, Ubuntu and their kin), ``"macos"``, or ``"other"``."""
+    """``"debian"`` (Debian and its kin), ``"ubuntu"`` (Ubuntu and its kin),
+    ``"macos"``, or ``"other"``."""
     if sys.platform == "darwin":
         return "macos"
     try:
         text = os_release.read_text()
     except OSError:
         return "other"
-    ids = re.findall(r"^(?:ID|ID_LIKE)=\"?([^\"\n]+)", text, re.M)
-    return "debian" if any(w in ("debian", "ubuntu") for i in ids for w in i.split()) else "other"
+    words = {w for i in re.findall(r"^(?:ID|ID_LIKE)=\"?([^\"\n]+)", text, re.M) for w in i.split()}
+    return "ubuntu" if "ubuntu" in words else "debian" if "debian" in words else "other"
 
 
 def message(target: str, lacking: list[tuple[Need, str]], platform: str) -> str:
@@ -181,8 +182,10 @@ def message(target: str, lacking: list[tuple[Need, str]], platform: str) -> str:
     lines = [f"make {target} cannot start; this machine lacks:"]
     lines += [f"  - {need.what} ({detail})" for need, detail in lacking]
     packages = [need for need, _ in lacking if need.debian]
-    if packages and platform == "debian":
+    if packages and platform in ("debian", "ubuntu"):
         names = " ".join(dict.fromkeys(" ".join(n.debian for n in packages).split()))
+        if platform == "ubuntu":  # Ubuntu's Chromium is a snap, installed by this name
+            names = re.sub(r"\bchromium\b", "chromium-browser", names)
         lines.append(f"Install it all with:\n  sudo apt-get install {names}")
     elif packages and platform == "macos":
         lines.append("Install it with Homebrew:")

@@ -114,14 +114,20 @@ def _failing_cell(nb):
     return None, None
 
 
-def execute_page(page: Path, workdir: Path, env: dict | None = None, timeout: int = 180):
+def execute_page(
+    page: Path, workdir: Path, env: dict | None = None, timeout: int = 180, runs: int = 1
+):
     """Run ``page`` (MyST) as a notebook from a clean kernel in the page's folder.
 
     The page goes through jupytext to a real .ipynb and back, as a reader's
-    download would. A failing cell fails the test with its source and error;
-    a cell (not tagged raises-exception) that writes to stderr or prints log
-    noise fails it too. Returns the executed notebook.
+    download would. With ``runs=2`` every cell runs again, in order, in the
+    same kernel, as a reader's second Run All does. A failing cell fails the
+    test with its source and error; a cell (not tagged raises-exception) that
+    writes to stderr or prints log noise fails it too. Returns the executed
+    notebook of each run.
     """
+    import copy
+
     import jupytext
     import nbformat
     from nbclient import NotebookClient
@@ -132,6 +138,7 @@ def execute_page(page: Path, workdir: Path, env: dict | None = None, timeout: in
     ipynb = workdir / page.with_suffix(".ipynb").name
     jupytext.write(nb, ipynb)
     nb = nbformat.read(ipynb, as_version=4)
+    done = []
     try:
         with helper.kernel_config() as config:  # the build's kernels: quiet IPC, no TCP
             client = NotebookClient(
@@ -141,19 +148,28 @@ def execute_page(page: Path, workdir: Path, env: dict | None = None, timeout: in
                 config=config,
                 resources={"metadata": {"path": str((ROOT / page).parent)}},
             )
-            client.execute(env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", **(env or {})})
+            kernel_env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", **(env or {})}
+            with client.setup_kernel(env=kernel_env):
+                for _ in range(runs):
+                    for index, cell in enumerate(nb.cells):
+                        client.execute_cell(cell, index)
+                    done.append(copy.deepcopy(nb))
     except CellExecutionError as exc:  # its text has the cell's source and traceback
         index, _ = _failing_cell(nb)
-        pytest.fail(f"{page}: cell {index} failed\n{helper.no_colours(str(exc))}", pytrace=False)
-    for index, cell in enumerate(nb.cells):
-        if cell.cell_type != "code" or "raises-exception" in cell.metadata.get("tags", []):
-            continue
-        for out in cell.get("outputs", []):
-            text = out.get("text", "") or str(out.get("data", {}).get("text/plain", ""))
-            assert out.get("name") != "stderr", f"{page}: cell {index} wrote to stderr:\n{text}"
-            for word in LOG_NOISE:
-                assert word not in text, f"{page}: cell {index} printed {word!r}:\n{text}"
-    return nb
+        which = f" in run {len(done) + 1} of {runs}" if runs > 1 else ""
+        pytest.fail(
+            f"{page}: cell {index} failed{which}\n{helper.no_colours(str(exc))}", pytrace=False
+        )
+    for ran in done:
+        for index, cell in enumerate(ran.cells):
+            if cell.cell_type != "code" or "raises-exception" in cell.metadata.get("tags", []):
+                continue
+            for out in cell.get("outputs", []):
+                text = out.get("text", "") or str(out.get("data", {}).get("text/plain", ""))
+                assert out.get("name") != "stderr", f"{page}: cell {index} wrote to stderr:\n{text}"
+                for word in LOG_NOISE:
+                    assert word not in text, f"{page}: cell {index} printed {word!r}:\n{text}"
+    return done if runs > 1 else done[0]
 
 
 # ---- the build's kernels, and what they produce ------------------------------

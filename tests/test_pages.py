@@ -13,6 +13,11 @@ figures). Pages in ordinary fresh kernels run in tests/test_load.py (every
 page that times something) and tests/test_lab.py (in JupyterLab). Each run
 here is also compared, cell by cell, with the build's: the same kinds of
 output (stream, figure, glued value, ...), from the page's two forms.
+
+Each page runs twice in one kernel, every cell in order each time, as a
+reader's second Run All in JupyterLab or on Binder does: a page must not
+register a name twice, count what only a first trace does, or leave state
+that its second run trips over. Both runs must match the build.
 """
 
 from __future__ import annotations
@@ -23,8 +28,8 @@ from conftest import assert_same_output_kinds_as_the_build, execute_page, toc_pa
 
 
 @pytest.mark.parametrize("page", toc_pages(), ids=str)
-def test_page_executes(page, tmp_path, zygote_env, monkeypatch):
+def test_page_executes_twice(page, tmp_path, zygote_env, monkeypatch):
     for key, value in zygote_env.items():
         monkeypatch.setenv(key, value)
-    nb = execute_page(page, tmp_path)
-    assert_same_output_kinds_as_the_build(page, nb)
+    for nb in execute_page(page, tmp_path, runs=2):
+        assert_same_output_kinds_as_the_build(page, nb)

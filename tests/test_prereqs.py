@@ -102,6 +102,8 @@ def test_everything_missing_is_one_message_and_one_command(tmp_path):
 
 
 def test_other_platforms_get_their_own_advice():
+    ubuntu = prereqs.message("test", [(prereqs.CHROMIUM, "")], "ubuntu")
+    assert "sudo apt-get install chromium-browser\n" in ubuntu
     lacking = [(prereqs.NPM, "npm is not on PATH")]
     assert "brew install node" in prereqs.message("book", lacking, "macos")
     assert "package manager" in prereqs.message("book", lacking, "other")
@@ -111,8 +113,8 @@ def test_platform_from_os_release(tmp_path):
     release = tmp_path / "os-release"
     for text, expected in [
         ('ID=debian\nVERSION_ID="12"\n', "debian"),
-        ("ID=ubuntu\nID_LIKE=debian\n", "debian"),
-        ('ID=linuxmint\nID_LIKE="ubuntu debian"\n', "debian"),
+        ("ID=ubuntu\nID_LIKE=debian\n", "ubuntu"),
+        ('ID=linuxmint\nID_LIKE="ubuntu debian"\n', "ubuntu"),
         ("ID=fedora\n", "other"),
     ]:
         release.write_text(text)
