@@ -8,7 +8,10 @@ built by bookbuild/build_site.py), each a whole site that links to the other.
 - A translated paragraph is parsed again on its own, as a small document
   that knows nothing of the page's notebook, so myst-nb's ``{glue:text}``
   found no glued value in it. Glue lookups that fail there fall back to the
-  notebook of the page being read.
+  notebook of the page being read. That replaces myst-nb's
+  ``retrieve_glue_data``, guarded (_ext/pins.py) at myst-nb 1.4.0; it waits
+  for executablebooks/MyST-NB#587 (notebooks and Sphinx's translations) and
+  docs/upstream/myst-nb-glue-in-translations.md.
 - The captions of the toctrees that _toc.yml makes ("Chapters", ...) are
   inserted after Sphinx has translated the page, so they are translated
   here (and, when the catalog has no translation, noted as untranslated for
@@ -141,6 +144,9 @@ class TranslateToctrees(SphinxTransform):
 
 
 def setup(app):
+    from pins import check
+
+    check("editions")  # see the module's docstring
     app.connect("config-inited", _configure)
     app.connect("html-page-context", _edition_link)
     app.add_transform(TranslateToctrees)
