@@ -164,35 +164,51 @@ def _full_width_separators(text) -> None:
     after it); a comma inside brackets (code in a note) and every sentence
     without Chinese (names, titles, links) stay as they are. Changes the rich
     text in place."""
+    from pybtex.richtext import String
+
+    leaves = _leaves(text)
+    whole = "".join(_shown(part) for _, _, part in leaves)
+    out = _full_width(whole)
+    i = 0
+    for parent, index, part in leaves:
+        n = len(_shown(part))
+        new = "".join(out[i : i + n])
+        if isinstance(part, String):
+            part.value = new
+        elif new != _shown(part):
+            parent.parts[index] = String(new)
+        i += n
+
+
+def _leaves(node) -> list:
+    """(parent, index in parent.parts, part) of each string and symbol of rich text."""
     from pybtex.richtext import String, Symbol
 
-    leaves = []  # (parent, index in parent.parts, node)
+    found = []
+    for index, part in enumerate(getattr(node, "parts", ())):
+        if isinstance(part, (String, Symbol)):
+            found.append((node, index, part))
+        else:
+            found += _leaves(part)
+    return found
 
-    def walk(node):
-        for index, part in enumerate(getattr(node, "parts", ())):
-            if isinstance(part, (String, Symbol)):
-                leaves.append((node, index, part))
-            else:
-                walk(part)
 
-    def shown(part):
-        if isinstance(part, String):
-            return part.value
-        return " " if part.name == "newblock" else "\u00a0"  # nbsp, dashes: no separator
+def _shown(part) -> str:
+    from pybtex.richtext import String
 
-    walk(text)
-    whole = "".join(shown(part) for _, _, part in leaves)
-    out = list(whole)  # what each character becomes
+    if isinstance(part, String):
+        return part.value
+    return " " if part.name == "newblock" else "\u00a0"  # nbsp, dashes: no separator
+
+
+def _full_width(whole: str) -> list[str]:
+    """What each character of ``whole`` becomes (see _full_width_separators)."""
+    out = list(whole)
     start = 0
     for end in [*_SENTENCE_END.finditer(whole), None]:
         stop = end.start() if end else len(whole)
         if _CJK.search(whole[start:stop]):
-            depth = 0
-            for i in range(start, stop):
-                depth += whole[i] in "([（［"
-                depth -= whole[i] in ")]）］"
-                if whole[i : i + 2] == ", " and depth == 0:
-                    out[i], out[i + 1] = "，", ""
+            _full_width_commas(whole, out, start, stop)
             if end and whole[end.start()] == ".":
                 out[end.start()] = "。"
                 if end.end() > end.start() + 1:
@@ -200,15 +216,16 @@ def _full_width_separators(text) -> None:
         if end is None:
             break
         start = end.end()
-    i = 0
-    for parent, index, part in leaves:
-        n = len(shown(part))
-        new = "".join(out[i : i + n])
-        if isinstance(part, String):
-            part.value = new
-        elif new != shown(part):
-            parent.parts[index] = String(new)
-        i += n
+    return out
+
+
+def _full_width_commas(whole: str, out: list[str], start: int, stop: int) -> None:
+    depth = 0  # inside brackets: code in a note
+    for i in range(start, stop):
+        depth += whole[i] in "([（［"
+        depth -= whole[i] in ")]）］"
+        if whole[i : i + 2] == ", " and depth == 0:
+            out[i], out[i + 1] = "，", ""
 
 
 def _references_style(app, config):
