@@ -1,32 +1,23 @@
-"""The Chinese edition's own parts that are not page text: figures and the
-theme's interface.
+"""The Chinese edition's own parts that are not page text: the theme's
+interface and the references. (Figures and tables in Chinese are rendered by
+the book's MyST-NB renderer, _ext/cell_outputs.py.)
 
-- Figures and tables. A page draws each figure with ``matgrad.plotting`` and
-  shows it with ``matgrad.plotting.show``, which displays the English figure
-  and puts its Chinese twin (same data, same numbers, Chinese labels) in the
-  output's metadata, ``{"matgrad": {"zh_CN": {"image/png": ...}}}``; a table
-  that code prints comes the same way from ``matgrad.tables.markdown_table``
-  (``text/markdown``). In the Chinese build, myst-nb renders the twin instead
-  of the English output. An output whose twin could not be made (a figure
-  without a CJK font when the page was executed) stops the build with the
-  reason, rather than showing English or boxes.
 - Interface strings. The themes' words on every page (the sidebar buttons,
   "Print to PDF", "Launch on", the search field's "Search this book..." ...) are
   messages of Sphinx's "sphinx" catalog: the book translates them in
   locales/zh_CN/LC_MESSAGES/sphinx.po, which Sphinx finds through
   ``locale_dirs`` and puts before its own and the themes' translations.
   The launch buttons' tooltips are built as "Launch on" + " Binder", in
-  English word order; the Chinese edition writes them whole
-  (``LAUNCH_ON``: 在 Binder 上启动). The print-only table of contents,
-  ``<nav aria-label="Page">``, is hard-coded in sphinx-book-theme's
-  layout.html; its label is replaced as each page is rendered.
+  English word order; a translation of "Launch on %s" in sphinx.po writes
+  them whole (在 Binder 上启动).
   ``make translations`` keeps that catalog up to date like a page's: the
   messages are the ``_()`` calls of _ext/templates (the book's copies of the
   theme's components whose words were not translatable, and
   theme-messages.html, the list of the themes' own messages the book
   translates). sphinx-book-theme looks its words up in its own catalog
   ("booktheme"), where some are missing or in traditional wording
-  (列印成 PDF); the book's catalog is consulted first there too.
+  (列印成 PDF); the book's catalog is put first there too, a patch of
+  Sphinx's registry of catalogs (guarded in _ext/pins.py).
 - References. Both editions format the bibliography with the book's own
   pybtex styles. ``matgrad`` (English) is sphinxcontrib-bibtex's ``unsrt``
   with each link shown as its address without "https://": the theme shortens
@@ -42,51 +33,11 @@ theme's interface.
 
 from __future__ import annotations
 
-import dataclasses
 import gettext
 import re
 from pathlib import Path
 
-from sphinx.util import logging
-
 from editions import is_english
-
-logger = logging.getLogger(__name__)
-TWIN_KEY = "matgrad"  # matgrad.plotting.show puts the Chinese figure here
-
-
-def _swap_figures(app, config):
-    """In the Chinese build, render each output's Chinese twin (a figure of
-    matgrad.plotting.show, a table of matgrad.tables.markdown_table)."""
-    if is_english(config):
-        return
-    from myst_nb.core.render import NbElementRenderer
-
-    if getattr(NbElementRenderer.render_mime_type, "matgrad_zh", False):
-        return
-    original = NbElementRenderer.render_mime_type
-    language = config.language
-
-    def render_mime_type(self, data):
-        twins = (data.output_metadata or {}).get(TWIN_KEY)
-        if twins is not None:
-            # myst-nb renders every format of an output (and picks one per
-            # builder later): the twin replaces the formats it has; the
-            # others (text/plain's "<Figure ...>") stay.
-            twin = twins.get(language)
-            if not twin:
-                self.logger.warning(
-                    f"this output has no {language} version, so the Chinese page would "
-                    f"show the English one: {twins.get('error', 'none was made')}",
-                    subtype="image",
-                    line=data.line,
-                )
-            elif data.mime_type in twin:
-                data = dataclasses.replace(data, content=twin[data.mime_type])
-        return original(self, data)
-
-    render_mime_type.matgrad_zh = True
-    NbElementRenderer.render_mime_type = render_mime_type
 
 
 class _BookFirst(gettext.NullTranslations):
@@ -127,29 +78,6 @@ def _book_first_in_theme_catalogs(app):
     for (namespace, catalog), translator in list(locale.translators.items()):
         if catalog == "booktheme":
             locale.translators[namespace, catalog] = _BookFirst(book, translator)
-
-
-# sphinx-book-theme's print-only table of contents is <nav aria-label="Page">,
-# an English word written into its layout.html rather than passed through
-# translate(); the Chinese edition names it with the book's translation of
-# "Page" (sphinx.po) as each page is rendered. Exact, so that a theme update
-# that changes the markup leaves the English word for tests/test_i18n.py to see.
-_PRINT_TOC_NAV = '<nav aria-label="Page">'
-
-
-def _name_print_toc_nav(app):
-    templates = getattr(app.builder, "templates", None)
-    if is_english(app.config) or app.builder.format != "html" or templates is None:
-        return
-    label = app.translator.gettext("Page")
-    if label == "Page":
-        return
-    render = templates.render
-
-    def render_named(template, context):
-        return render(template, context).replace(_PRINT_TOC_NAV, f'<nav aria-label="{label}">')
-
-    templates.render = render_named
 
 
 # How the .bib writes an edition, and its number for "第 N 版".
@@ -236,35 +164,51 @@ def _full_width_separators(text) -> None:
     after it); a comma inside brackets (code in a note) and every sentence
     without Chinese (names, titles, links) stay as they are. Changes the rich
     text in place."""
+    from pybtex.richtext import String
+
+    leaves = _leaves(text)
+    whole = "".join(_shown(part) for _, _, part in leaves)
+    out = _full_width(whole)
+    i = 0
+    for parent, index, part in leaves:
+        n = len(_shown(part))
+        new = "".join(out[i : i + n])
+        if isinstance(part, String):
+            part.value = new
+        elif new != _shown(part):
+            parent.parts[index] = String(new)
+        i += n
+
+
+def _leaves(node) -> list:
+    """(parent, index in parent.parts, part) of each string and symbol of rich text."""
     from pybtex.richtext import String, Symbol
 
-    leaves = []  # (parent, index in parent.parts, node)
+    found = []
+    for index, part in enumerate(getattr(node, "parts", ())):
+        if isinstance(part, (String, Symbol)):
+            found.append((node, index, part))
+        else:
+            found += _leaves(part)
+    return found
 
-    def walk(node):
-        for index, part in enumerate(getattr(node, "parts", ())):
-            if isinstance(part, (String, Symbol)):
-                leaves.append((node, index, part))
-            else:
-                walk(part)
 
-    def shown(part):
-        if isinstance(part, String):
-            return part.value
-        return " " if part.name == "newblock" else "\u00a0"  # nbsp, dashes: no separator
+def _shown(part) -> str:
+    from pybtex.richtext import String
 
-    walk(text)
-    whole = "".join(shown(part) for _, _, part in leaves)
-    out = list(whole)  # what each character becomes
+    if isinstance(part, String):
+        return part.value
+    return " " if part.name == "newblock" else "\u00a0"  # nbsp, dashes: no separator
+
+
+def _full_width(whole: str) -> list[str]:
+    """What each character of ``whole`` becomes (see _full_width_separators)."""
+    out = list(whole)
     start = 0
     for end in [*_SENTENCE_END.finditer(whole), None]:
         stop = end.start() if end else len(whole)
         if _CJK.search(whole[start:stop]):
-            depth = 0
-            for i in range(start, stop):
-                depth += whole[i] in "([（［"
-                depth -= whole[i] in ")]）］"
-                if whole[i : i + 2] == ", " and depth == 0:
-                    out[i], out[i + 1] = "，", ""
+            _full_width_commas(whole, out, start, stop)
             if end and whole[end.start()] == ".":
                 out[end.start()] = "。"
                 if end.end() > end.start() + 1:
@@ -272,15 +216,16 @@ def _full_width_separators(text) -> None:
         if end is None:
             break
         start = end.end()
-    i = 0
-    for parent, index, part in leaves:
-        n = len(shown(part))
-        new = "".join(out[i : i + n])
-        if isinstance(part, String):
-            part.value = new
-        elif new != shown(part):
-            parent.parts[index] = String(new)
-        i += n
+    return out
+
+
+def _full_width_commas(whole: str, out: list[str], start: int, stop: int) -> None:
+    depth = 0  # inside brackets: code in a note
+    for i in range(start, stop):
+        depth += whole[i] in "([（［"
+        depth -= whole[i] in ")]）］"
+        if whole[i : i + 2] == ", " and depth == 0:
+            out[i], out[i + 1] = "，", ""
 
 
 def _references_style(app, config):
@@ -306,28 +251,29 @@ def _search_bar_text(app, config):
 
 
 # The launch buttons' tooltips: sphinx-book-theme writes them as
-# translation("Launch on") + " Binder", an English word order; Chinese puts
-# the place first (在 Binder 上启动).
-LAUNCH_ON = {"zh_CN": "在 {} 上启动"}
+# translation("Launch on") + " Binder", an English word order; a translation
+# of the whole, "Launch on %s" (sphinx.po), puts the place where it belongs.
+LAUNCH_ON = "Launch on %s"
 
 
 def _launch_tooltips(app, pagename, templatename, context, doctree):
-    pattern = LAUNCH_ON.get(app.config.language)
-    if pattern is None:
+    pattern = app.translator.gettext(LAUNCH_ON)
+    if pattern == LAUNCH_ON:
         return
     for group in context.get("header_buttons", []):
         if group.get("label") == "launch-buttons":
             for button in group.get("buttons", []):
                 if button.get("text"):
-                    button["tooltip"] = pattern.format(button["text"])
+                    button["tooltip"] = pattern % button["text"]
 
 
 def setup(app):
-    app.connect("config-inited", _swap_figures)
+    from pins import check
+
+    check("book_zh")  # _book_first_in_theme_catalogs
     app.connect("config-inited", _search_bar_text)
     app.connect("config-inited", _references_style)
     app.connect("builder-inited", _book_first_in_theme_catalogs)
-    app.connect("builder-inited", _name_print_toc_nav)
     # after sphinx-book-theme's add_launch_buttons (501)
     app.connect("html-page-context", _launch_tooltips, priority=502)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

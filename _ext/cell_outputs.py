@@ -22,15 +22,38 @@ them. The frames of a full traceback name files of the machine that built
 the book (its checkout, its virtual environment's ``site-packages``), which
 no reader has; the type and the message are what the page is about. A
 reader who runs the notebook still gets the full traceback.
+
+Figures and tables in the reader's language: a page draws each figure with
+``matgrad.plotting`` and shows it with ``matgrad.plotting.show``, which
+displays the English figure and puts its Chinese twin (same data, same
+numbers, Chinese labels) in the output's metadata,
+``{"matgrad": {"zh_CN": {"image/png": ...}}}``; a table that code prints
+comes the same way from ``matgrad.tables.markdown_table`` (``text/markdown``).
+A translated edition renders the twin instead of the English output. An
+output whose twin could not be made (a figure without a CJK font when the
+page was executed) stops the build with the reason, rather than showing
+English or boxes.
+
+Both are MyST-NB's supported route, a renderer plugin: ``BookRenderer`` is
+registered under the ``myst_nb.renderers`` entry point (pyproject.toml) and
+chosen by ``nb_render_plugin`` (_config.yml). The entry point names this
+module by its name on ``sys.path``, where Jupyter Book puts _ext/ for the
+local extensions before any page is read. After a change to the entry point,
+``make venv`` installs it again.
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 from docutils import nodes
+from myst_nb.core.render import NbElementRenderer
 from sphinx.transforms import SphinxTransform
 
 #: Text that the author wrote for an output (``mystnb: figure: caption``).
 AUTHORED = (nodes.caption, nodes.legend)
+#: Where matgrad.plotting.show and matgrad.tables put an output's twins.
+TWIN_KEY = "matgrad"
 
 
 def output_text_elements(document):
@@ -49,17 +72,41 @@ def _self_and_ancestors(node, stop):
         node = node.parent
 
 
-def render_error_minimal(self, output, cell_metadata, cell_index, source_line):
-    """myst-nb's ``render_error``, showing ``ename: evalue`` instead of the frames."""
-    text = f"{output.get('ename', 'Error')}: {output.get('evalue', '')}".rstrip()
-    lexer = self.renderer.get_cell_level_config(
-        "render_error_lexer", cell_metadata, line=source_line
-    )
-    node = self.renderer.create_highlighted_code_block(
-        text, lexer, source=self.source, line=source_line
-    )
-    node["classes"] += ["output", "traceback"]
-    return [node]
+class BookRenderer(NbElementRenderer):
+    """MyST-NB's renderer, with minimal errors and outputs in the page's language."""
+
+    def render_error(self, output, cell_metadata, cell_index, source_line):
+        """``ename: evalue`` instead of the frames."""
+        text = f"{output.get('ename', 'Error')}: {output.get('evalue', '')}".rstrip()
+        lexer = self.renderer.get_cell_level_config(
+            "render_error_lexer", cell_metadata, line=source_line
+        )
+        node = self.renderer.create_highlighted_code_block(
+            text, lexer, source=self.source, line=source_line
+        )
+        node["classes"] += ["output", "traceback"]
+        return [node]
+
+    def render_mime_type(self, data):
+        """The output's twin in the page's language, when the output has twins."""
+        twins = (data.output_metadata or {}).get(TWIN_KEY)
+        env = self.renderer.sphinx_env
+        language = (env.config.language or "en") if env is not None else "en"
+        if twins is not None and language != "en":
+            # myst-nb renders every format of an output (and picks one per
+            # builder later): the twin replaces the formats it has; the
+            # others (text/plain's "<Figure ...>") stay.
+            twin = twins.get(language)
+            if not twin:
+                self.logger.warning(
+                    f"this output has no {language} version, so the page would "
+                    f"show the English one: {twins.get('error', 'none was made')}",
+                    subtype="image",
+                    line=data.line,
+                )
+            elif data.mime_type in twin:
+                data = dataclasses.replace(data, content=twin[data.mime_type])
+        return super().render_mime_type(data)
 
 
 class OutputsAreNotMessages(SphinxTransform):
@@ -73,8 +120,5 @@ class OutputsAreNotMessages(SphinxTransform):
 
 
 def setup(app):
-    from myst_nb.core.render import NbElementRenderer
-
-    NbElementRenderer.render_error = render_error_minimal
     app.add_transform(OutputsAreNotMessages)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,13 +1,17 @@
 """The two editions of the book: English and Chinese (``language = zh_CN``,
 built by bookbuild/build_site.py), each a whole site that links to the other.
 
-- Every page links to the same page in the other edition (a button in the
-  article header, and ``<link rel="alternate" hreflang>`` in the head). The
-  English site is at the top of _build/html, the Chinese one at zh_CN/.
+- Every page links to the same page in the other editions (a button in the
+  article header, and ``<link rel="alternate" hreflang>`` in the head), from
+  the table of editions, bookbuild/editions.py. The English site is at the
+  top of _build/html, the Chinese one at zh_CN/.
 - A translated paragraph is parsed again on its own, as a small document
   that knows nothing of the page's notebook, so myst-nb's ``{glue:text}``
   found no glued value in it. Glue lookups that fail there fall back to the
-  notebook of the page being read.
+  notebook of the page being read. That replaces myst-nb's
+  ``retrieve_glue_data``, guarded (_ext/pins.py) at myst-nb 1.4.0; it waits
+  for executablebooks/MyST-NB#587 (notebooks and Sphinx's translations) and
+  docs/upstream/myst-nb-glue-in-translations.md.
 - The captions of the toctrees that _toc.yml makes ("Chapters", ...) are
   inserted after Sphinx has translated the page, so they are translated
   here (and, when the catalog has no translation, noted as untranslated for
@@ -24,27 +28,9 @@ from pathlib import Path
 from sphinx.transforms import SphinxTransform
 from sphinx.util.i18n import docname_to_domain
 
+from bookbuild import editions
+
 TEMPLATES = Path(__file__).parent / "templates"
-# The other edition of a page, relative to the page (English at the top of
-# the site, Chinese under zh_CN/).
-EDITION_LINKS = {
-    "en": {
-        "lang": "zh-CN",
-        "label": "中文",
-        "short": "中文",
-        "title": "阅读本页的中文版",
-        "prefix": "zh_CN/",
-        "up": 0,
-    },
-    "zh_CN": {
-        "lang": "en",
-        "label": "English",
-        "short": "EN",
-        "title": "Read this page in English",
-        "prefix": "",
-        "up": 1,
-    },
-}
 
 
 def is_english(config) -> bool:
@@ -66,16 +52,17 @@ def _configure(app, config):
 
 
 def _edition_link(app, pagename, templatename, context, doctree):
-    edition = "en" if is_english(app.config) else app.config.language
-    link = EDITION_LINKS.get(edition)
-    if link is None:
-        return
-    up = "../" * (pagename.count("/") + link["up"])
-    href = f"{up}{link['prefix']}{pagename}.html"
-    context["matgrad_other_edition"] = {**link, "href": href}
-    context["metatags"] = context.get("metatags", "") + (
-        f'\n<link rel="alternate" hreflang="{link["lang"]}" href="{href}" />'
-    )
+    """Links to the same page in the other editions (bookbuild/editions.py)."""
+    here = editions.edition(app.config.language)
+    others = []
+    for other in editions.EDITIONS:
+        if other is not here:
+            href = editions.relative_link(pagename, here, other)
+            others.append({**vars(other), "href": href})
+            context["metatags"] = context.get("metatags", "") + (
+                f'\n<link rel="alternate" hreflang="{other.hreflang}" href="{href}" />'
+            )
+    context["matgrad_other_editions"] = others
 
 
 def _patch_glue():
@@ -157,6 +144,9 @@ class TranslateToctrees(SphinxTransform):
 
 
 def setup(app):
+    from pins import check
+
+    check("editions")  # see the module's docstring
     app.connect("config-inited", _configure)
     app.connect("html-page-context", _edition_link)
     app.add_transform(TranslateToctrees)

@@ -10,6 +10,11 @@ Each exercise's label also gets its (translated) title as its name, so that
 ``{numref}`{name} <label>``` shows the title in the page's language: the
 "All exercises" page lists them that way (sphinx-exercise names every
 exercise label "Exercise", which says nothing).
+
+sphinx-exercise has no public way to reach the copy of an exercise that
+titles its solution: its private ``env.sphinx_exercise_registry`` is read,
+guarded (_ext/pins.py) at sphinx-exercise 1.2.1; upstream:
+docs/upstream/sphinx-exercise-translatable-titles.md.
 """
 
 from __future__ import annotations
@@ -103,6 +108,9 @@ def _skip(self, node):
 
 
 def setup(app):
+    from pins import check
+
+    check("exercise_titles")  # see the module's docstring
     app.add_node(
         exercise_title_message, html=(_skip, None), latex=(_skip, None), text=(_skip, None)
     )

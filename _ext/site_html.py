@@ -10,19 +10,19 @@
   but was named "Search", so its aria-label goes and its visible text names
   it; the colour-mode button's icons carried titles ("Light", "Dark", ...)
   that read as its text, so they become aria-hidden and the button keeps its
-  name, "Color mode".
+  name, "Color mode". Both are the book's copies of the theme's components
+  (_ext/templates/search-button-field.html, theme-switcher.html).
 - The bibliography (sphinxcontrib-bibtex through docutils) is a
   ``role="list"`` whose entries have the deprecated ``doc-biblioentry``
   role, which a list may not contain (axe: aria-required-children,
-  critical); the entries become ``listitem``.
+  critical); the entries become ``listitem``, in the page's body as each
+  page is rendered.
 - No top bar that holds only a second search field (pydata-sphinx-theme's
   ``navbar_persistent`` set empty; tests/test_header.py measures the
   header at 1280, 390 and 360 px in both editions).
 - (Code blocks that scroll sideways need no fix here: pydata-sphinx-theme
   gives each one that overflows a tab stop, and re-checks 300 ms after a
   resize.)
-
-The HTML fixes are applied to each page as the builder renders it.
 
 (The theme's "Got invalid theme mode" console error is fixed in _config.yml,
 by ``html_context: {default_mode: auto}``.)
@@ -32,25 +32,21 @@ from __future__ import annotations
 
 import re
 
-# (pattern, replacement, how many matches a page must have at most): exact
-# and narrow, so that a theme update that changes the markup is noticed by
-# the accessibility test rather than silently half-fixed.
-_SEARCH_FIELD = re.compile(
-    r'(<button class="btn search-button-field search-button__button[^"]*" title="[^"]+") '
-    r'aria-label="[^"]+"'
-)
-_THEME_ICON = re.compile(
-    r'(<i class="theme-switch fa-solid [^"]*" data-mode="\w+")\s+title="[^"]*"'
-)
+# Exact and narrow, so that a change in docutils' markup is noticed by the
+# accessibility test rather than silently half-fixed.
 _BIBLIOENTRY = re.compile(r'(<div class="citation" id="[^"]+") role="doc-biblioentry"')
 
 
-def fix_html(html: str) -> str:
-    html = _SEARCH_FIELD.sub(r"\1", html)
-    html = _THEME_ICON.sub(r'\1 aria-hidden="true"', html)
-    if 'class="citation-list"' in html:
-        html = _BIBLIOENTRY.sub(r'\1 role="listitem"', html)
-    return html
+def bibliography_roles(body: str) -> str:
+    """The page's body with its bibliography entries as list items."""
+    if 'class="citation-list"' not in body:
+        return body
+    return _BIBLIOENTRY.sub(r'\1 role="listitem"', body)
+
+
+def _fix_bibliography(app, pagename, templatename, context, doctree):
+    if "body" in context:
+        context["body"] = bibliography_roles(context["body"])
 
 
 def _is_thebe(asset) -> bool:
@@ -67,19 +63,6 @@ def _drop_thebe(app, pagename, templatename, context, doctree):
             context[key] = [a for a in context[key] if not _is_thebe(a)]
 
 
-def _fix_rendered_pages(app):
-    """Wrap the HTML builder's template rendering with ``fix_html``."""
-    templates = getattr(app.builder, "templates", None)
-    if app.builder.format != "html" or templates is None:
-        return
-    render = templates.render
-
-    def render_fixed(template, context):
-        return fix_html(render(template, context))
-
-    templates.render = render_fixed
-
-
 def _configure(app, config):
     # pydata-sphinx-theme >= 0.16 fills its top navbar with a search field
     # when navbar_persistent is not set (pydata_sphinx_theme/__init__.py).
@@ -92,5 +75,5 @@ def _configure(app, config):
 def setup(app):
     app.connect("config-inited", _configure)
     app.connect("html-page-context", _drop_thebe, priority=900)
-    app.connect("builder-inited", _fix_rendered_pages)
+    app.connect("html-page-context", _fix_bibliography)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

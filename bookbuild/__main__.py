@@ -21,6 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bookbuild import skip_iri_grammar
 from bookbuild.pages import BUILD, ROOT
 
 
@@ -122,18 +123,17 @@ def format_code() -> int:
 
 
 def serve() -> int:
-    """`make serve`: the built site, English at the top and Chinese at zh_CN/."""
-    import functools
-    import http.server
+    """`make serve`: the built site, each edition at its folder (bookbuild/editions.py)."""
+    from bookbuild.editions import EDITIONS
+    from bookbuild.local_server import http_server
 
     html = BUILD / "html"
-    print(
-        f"Serving {html.relative_to(ROOT)} at http://127.0.0.1:8000/ (English) and "
-        "http://127.0.0.1:8000/zh_CN/ (中文); Ctrl-C stops",
-        flush=True,
+    where = " and ".join(
+        f"http://127.0.0.1:8000/{row.folder + '/' if row.folder else ''} ({row.name})"
+        for row in EDITIONS
     )
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(html))
-    with http.server.ThreadingHTTPServer(("127.0.0.1", 8000), handler) as server:
+    print(f"Serving {html.relative_to(ROOT)} at {where}; Ctrl-C stops", flush=True)
+    with http_server(html, 8000, quiet=False) as server:
         try:
             server.serve_forever()
         except KeyboardInterrupt:
@@ -178,6 +178,7 @@ def main(argv: list[str]) -> int:
     if len(argv) != 1 or argv[0] not in COMMANDS:
         print(__doc__, file=sys.stderr)
         return 2
+    skip_iri_grammar()  # before the build imports jsonschema (see bookbuild/__init__.py)
     return COMMANDS[argv[0]]()
 
 

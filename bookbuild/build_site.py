@@ -6,6 +6,9 @@
 `make book` (bookbuild/pipeline.py) runs this after `bookbuild/execute_pages.py`
 has filled the execution cache, so no page runs here: both editions read the same cached outputs.
 
+The editions, their folders and cover words are the table of
+bookbuild/editions.py.
+
 - English: `_build/html/` (doctrees in `_build/.doctrees`).
 - Chinese (zh_CN): built in `_build/zh_CN/` and copied to `_build/html/zh_CN/`.
   It is the same book with `language = zh_CN`: Sphinx's i18n replaces every
@@ -38,57 +41,48 @@ import subprocess
 import sys
 import time
 
+from bookbuild import editions as table
 from bookbuild.pages import BUILD, ROOT
 
 CACHE = BUILD / ".jupyter_cache"
 LOCALES = ROOT / "locales"
 
-# Each edition: where Sphinx writes it, and what differs from _config.yml.
-# The zh_CN title lives here (html_title is configuration, not a message).
-EDITIONS = {
-    "en": {
-        "out": BUILD / "html",
-        "doctrees": BUILD / ".doctrees",
-        "builder": "html",
-        "overrides": {},
-    },
-    "zh_CN": {
-        "out": BUILD / "zh_CN" / "html",
-        "doctrees": BUILD / "zh_CN" / ".doctrees",
-        "builder": "html",
-        "overrides": {
-            "language": "zh_CN",
-            "html_title": "矩阵的梯度",
-            "project": "矩阵的梯度",
-            "author": "matgrad 编写组",
-        },
-    },
-    # The whole book on one page per edition (Sphinx's singlehtml builder),
-    # which bookbuild/pdf.py prints to PDF. Same configuration and doctrees
-    # as the site's edition, so no page is read (or run) again.
-    "singlehtml-en": {
-        "out": BUILD / "singlehtml",
-        "doctrees": BUILD / ".doctrees",
-        "builder": "singlehtml",
-        "overrides": {},
-    },
-    "singlehtml-zh_CN": {
-        "out": BUILD / "zh_CN" / "singlehtml",
-        "doctrees": BUILD / "zh_CN" / ".doctrees",
-        "builder": "singlehtml",
-        "overrides": {},
-    },
-    "gettext": {
+
+def _builds() -> dict[str, dict]:
+    """Each Sphinx build: where it writes, its doctrees, its builder, and what
+    differs from _config.yml. Per edition of bookbuild/editions.py (folder
+    F: ``_build/F/``): the site (``html``), and the whole book on one page
+    (``singlehtml``, which bookbuild/pdf.py prints to PDF) from the same
+    configuration and doctrees, so no page is read (or run) again; and the
+    message catalogs (``gettext``)."""
+    builds = {}
+    for row in table.EDITIONS:
+        folder = BUILD / row.folder
+        overrides = table.sphinx_overrides(row)
+        builds[row.language] = {
+            "out": folder / "html",
+            "doctrees": folder / ".doctrees",
+            "builder": "html",
+            "overrides": overrides,
+        }
+        builds[f"singlehtml-{row.language}"] = {
+            **builds[row.language],
+            "out": folder / "singlehtml",
+            "builder": "singlehtml",
+        }
+    builds["gettext"] = {
         "out": BUILD / "gettext",
         "doctrees": BUILD / "gettext-doctrees",
         "builder": "gettext",
         "overrides": {},
-    },
-}
-EDITIONS["singlehtml-zh_CN"]["overrides"] = EDITIONS["zh_CN"]["overrides"]
-# Where the Chinese site is published, inside the English one.
-ZH_SITE = BUILD / "html" / "zh_CN"
-UNTRANSLATED = BUILD / "zh_CN" / "untranslated.json"
+    }
+    return builds
+
+
+SPHINX_BUILDS = _builds()
+# bookbuild/pdf.py's name for SPHINX_BUILDS, until its rewrite switches.
+EDITIONS = SPHINX_BUILDS
+UNTRANSLATED = "untranslated.json"  # beside each translation's html/ (translation_checks.py)
 
 
 def sphinx_build(edition: str, fresh: bool, only: list[str] | None = None) -> int:
@@ -96,7 +90,7 @@ def sphinx_build(edition: str, fresh: bool, only: list[str] | None = None) -> in
     ``only``: write just these source files (as `sphinx-build ... FILE`)."""
     from jupyter_book.sphinx import build_sphinx
 
-    spec = EDITIONS[edition]
+    spec = SPHINX_BUILDS[edition]
     overrides = {
         "external_toc_path": str(ROOT / "_toc.yml"),
         "nitpicky": True,
@@ -157,21 +151,25 @@ def build_editions(editions: list[str], fresh: bool, only: list[str] | None = No
     return status
 
 
-def publish_zh() -> None:
-    """Copy the Chinese site into the English one, at zh_CN/."""
-    shutil.rmtree(ZH_SITE, ignore_errors=True)
-    shutil.copytree(EDITIONS["zh_CN"]["out"], ZH_SITE)
+def publish_translations() -> None:
+    """Copy each translation's site into the source edition's, at its folder."""
+    for row in table.EDITIONS[1:]:
+        published = SPHINX_BUILDS[table.SOURCE.language]["out"] / row.folder
+        shutil.rmtree(published, ignore_errors=True)
+        shutil.copytree(SPHINX_BUILDS[row.language]["out"], published)
 
 
 def report_untranslated() -> None:
-    found = json.loads(UNTRANSLATED.read_text()) if UNTRANSLATED.exists() else {}
-    count = sum(len(v) for v in found.values())
-    if count:
-        print(
-            f"zh_CN: {count} messages have no translation yet and show in English "
-            f"(listed in {UNTRANSLATED.relative_to(ROOT)}); README.md, "
-            f"'Updating the translation', says what to do."
-        )
+    for row in table.EDITIONS[1:]:
+        path = BUILD / row.folder / UNTRANSLATED
+        found = json.loads(path.read_text()) if path.exists() else {}
+        count = sum(len(v) for v in found.values())
+        if count:
+            print(
+                f"{row.language}: {count} messages have no translation yet and show in "
+                f"English (listed in {path.relative_to(ROOT)}); README.md, "
+                f"'Updating the translation', says what to do."
+            )
 
 
 def drop_obsolete() -> None:
@@ -187,14 +185,14 @@ def drop_obsolete() -> None:
                 write_po(handle, catalog, width=0, ignore_obsolete=True)
 
 
-def main(argv: list[str] | None = None, editions=("en", "zh_CN")) -> int:
+def main(argv: list[str] | None = None, editions=table.LANGUAGES) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--all", action="store_true", help="re-read every page")
     parser.add_argument("--gettext", action="store_true", help="write the .pot catalogs")
     parser.add_argument(
         "--drop-obsolete", action="store_true", help="remove obsolete entries from the catalogs"
     )
-    parser.add_argument("--edition", choices=sorted(EDITIONS), help=argparse.SUPPRESS)
+    parser.add_argument("--edition", choices=sorted(SPHINX_BUILDS), help=argparse.SUPPRESS)
     parser.add_argument("--only", action="append", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.drop_obsolete:
@@ -210,14 +208,19 @@ def main(argv: list[str] | None = None, editions=("en", "zh_CN")) -> int:
     start = time.perf_counter()
     status = build_editions(list(editions), args.all)
     if status == 0:
-        publish_zh()
+        publish_translations()
         report_untranslated()
-        print(
-            f"built {EDITIONS['en']['out'].relative_to(ROOT)} (English) and "
-            f"{ZH_SITE.relative_to(ROOT)} (中文) in {time.perf_counter() - start:.1f} s"
+        site = SPHINX_BUILDS[table.SOURCE.language]["out"]
+        built = " and ".join(
+            f"{(site / row.folder).relative_to(ROOT).as_posix()} ({row.name})"
+            for row in table.EDITIONS
         )
+        print(f"built {built} in {time.perf_counter() - start:.1f} s")
     return status
 
 
 if __name__ == "__main__":
+    from bookbuild import skip_iri_grammar
+
+    skip_iri_grammar()  # a Sphinx build imports jsonschema (see bookbuild/__init__.py)
     sys.exit(main())

@@ -7,13 +7,14 @@ import fnmatch
 import os
 from pathlib import Path
 
+from bookbuild import editions
+
 ROOT = Path(__file__).resolve().parents[1]
 # MATGRAD_BUILD_DIR moves the build elsewhere (tests/test_portability.py builds
 # the Chinese edition from another execution cache there).
 BUILD = Path(os.environ.get("MATGRAD_BUILD_DIR") or ROOT / "_build")
-# The book's editions: the English site at the top of _build/html, each
-# translation in a folder of its own (see bookbuild/build_site.py).
-TRANSLATIONS = ("zh_CN",)
+# The translations' folders of the site (the table: bookbuild/editions.py).
+TRANSLATIONS = editions.TRANSLATIONS
 
 
 def _yaml(name: str):

@@ -47,7 +47,7 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
-from bookbuild import pdf_links, prereqs
+from bookbuild import editions, pdf_links, prereqs
 from bookbuild.pages import BUILD, ROOT
 
 PACKAGE = ("src/matgrad",)
@@ -58,6 +58,7 @@ SITE_INPUTS = (
     *CODE_INPUTS,
     "locales",
     "Makefile",
+    "pyproject.toml",
     "requirements.txt",
     "requirements-dev.txt",
     "constraints.txt",
@@ -66,9 +67,9 @@ SITE_INPUTS = (
 # Never inputs: caches, and what the build or an editor derives from the sources.
 SKIP_DIRS = {"__pycache__", ".ipynb_checkpoints"}
 SKIP_SUFFIXES = (".pyc", ".ipynb", ".mo")
-# Both editions, always: Sphinx's own incremental build makes an edition with
-# nothing to do cheap, and each edition links to every page of the other.
-EDITIONS = ("en", "zh_CN")
+# Every edition, always: Sphinx's own incremental build makes an edition with
+# nothing to do cheap, and each edition links to every page of the others.
+EDITIONS = editions.LANGUAGES
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,7 @@ class Tree:
 
     @property
     def doctrees(self) -> list[Path]:
-        return [self.build / ".doctrees", self.build / "zh_CN" / ".doctrees"]
+        return [self.build / e.folder / ".doctrees" for e in editions.EDITIONS]
 
     @property
     def pdfs(self) -> list[Path]:
@@ -130,7 +131,7 @@ class Tree:
     @property
     def reports(self) -> list[Path]:
         """Where myst-nb writes the report of a page that failed in Sphinx."""
-        return [self.html / "reports", self.build / "zh_CN" / "html" / "reports"]
+        return [self.build / e.folder / "html" / "reports" for e in editions.EDITIONS]
 
 
 def digest(root: Path, inputs: tuple[str, ...]) -> str:
@@ -138,7 +139,7 @@ def digest(root: Path, inputs: tuple[str, ...]) -> str:
 
     The list is exactly what ``find INPUTS -type f | LC_ALL=C sort | xargs
     sha256sum`` prints (missing inputs are skipped), so a digest can be
-    checked by hand, and the stamps of the Makefile's shell version stay valid.
+    checked by hand.
     """
     files = []
     for name in inputs:
@@ -197,13 +198,7 @@ class Plan:
 
 def package_changed(tree: Tree, package: str) -> bool:
     """src/matgrad differs from what the execution cache was made with (or no record)."""
-    saved = _saved(tree.package_ok)
-    if saved == "":  # the Makefile's stamp before bookbuild: an empty file, by its time
-        sources = (tree.root / PACKAGE[0]).rglob("*.py")
-        return (
-            max((p.stat().st_mtime for p in sources), default=0) > tree.package_ok.stat().st_mtime
-        )
-    return saved != package
+    return _saved(tree.package_ok) != package
 
 
 def nothing_changed(tree: Tree, site: str) -> bool:
@@ -277,9 +272,8 @@ def clear_execution_cache(tree: Tree, steps: Plan) -> None:
     of src/matgrad and of the environment they will be made with."""
     if tree.package_ok.exists():
         print(f"{steps.why_clear}: every page will be executed again")
-    _remove(
-        tree.cache, tree.build / "jupyter_execute", tree.build / ".doctrees", tree.build / "zh_CN"
-    )
+    translations = [tree.build / folder for folder in editions.TRANSLATIONS]
+    _remove(tree.cache, tree.build / "jupyter_execute", tree.build / ".doctrees", *translations)
     _write(tree.package_ok, steps.package)
     _write(tree.environment_ok, json.dumps(steps.environment, sort_keys=True))
 
@@ -322,8 +316,6 @@ def build(tree: Tree, execute_pages, build_editions) -> int:
     if steps.clear_cache:
         refresh_font_list(tree)
         clear_execution_cache(tree, steps)
-    elif _saved(tree.package_ok) != steps.package:
-        _write(tree.package_ok, steps.package)  # the shell version's empty stamp
     if steps.up_to_date:
         print(
             f"make book: nothing changed since the last successful build "

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
-import threading
 from pathlib import Path
 
 import pytest
 
-from bookbuild import chromium
+from bookbuild import chromium, local_server
 
 # One reader of _toc.yml for the build and the tests (bookbuild/pages.py).
 from bookbuild.pages import TRANSLATIONS, site_pages, source_page, toc_pages  # noqa: F401
@@ -78,20 +75,11 @@ def browser():
         browser.close()
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope="session")
 def server(built_site):
     """The built site over HTTP on 127.0.0.1 (a free port), as a reader's browser sees it."""
-    handler = functools.partial(_QuietHandler, directory=str(built_site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+    with local_server.serving(built_site) as url:
+        yield url
 
 
 def lab_urlpath(page: Path) -> str:

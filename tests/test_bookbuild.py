@@ -267,3 +267,79 @@ def test_slow_pages_start_first_and_exist():
     )
     rest = [p.relative_to(ROOT).as_posix() for p in order[len(execute_pages.SLOW_FIRST) :]]
     assert rest == [n for n in names if n not in execute_pages.SLOW_FIRST]
+
+
+# ---- the table of editions and the local server ------------------------------
+
+
+def test_the_editions_table_names_each_edition_once():
+    from bookbuild import editions
+    from bookbuild.pages import ROOT
+
+    rows = editions.EDITIONS
+    assert editions.SOURCE.folder == "" and all(row.folder for row in rows[1:])
+    for field in ("language", "hreflang", "name", "folder"):
+        values = [getattr(row, field) for row in rows]
+        assert len(set(values)) == len(values), field
+    for row in rows[1:]:  # a translation is its row and its catalogs
+        assert (ROOT / "locales" / row.language / "LC_MESSAGES" / "sphinx.po").exists()
+        assert editions.sphinx_overrides(row)["language"] == row.language
+    assert editions.sphinx_overrides(editions.SOURCE) == {}
+    assert editions.edition(None) is editions.SOURCE
+    with pytest.raises(ValueError, match="no edition"):
+        editions.edition("xx")
+
+
+def test_links_between_editions_are_relative():
+    from bookbuild.editions import edition, relative_link
+
+    en, zh = edition("en"), edition("zh_CN")
+    assert relative_link("chapters/04_vjp", en, zh) == "../zh_CN/chapters/04_vjp.html"
+    assert relative_link("chapters/04_vjp", zh, en) == "../../chapters/04_vjp.html"
+    assert relative_link("index", en, zh) == "zh_CN/index.html"
+    assert relative_link("index", zh, en) == "../index.html"
+
+
+def test_each_edition_has_its_sphinx_builds():
+    from bookbuild import build_site
+    from bookbuild.pages import BUILD
+
+    builds = build_site.SPHINX_BUILDS
+    assert builds["en"]["out"] == BUILD / "html"
+    assert builds["zh_CN"]["out"] == BUILD / "zh_CN" / "html"
+    assert builds["singlehtml-zh_CN"]["doctrees"] == builds["zh_CN"]["doctrees"]
+    assert builds["singlehtml-zh_CN"]["overrides"]["html_title"] == "矩阵的梯度"
+    assert set(builds) == {"en", "zh_CN", "singlehtml-en", "singlehtml-zh_CN", "gettext"}
+
+
+def test_the_local_server_serves_a_folder_quietly(tmp_path, capfd):
+    import urllib.request
+
+    from bookbuild.local_server import serving
+
+    (tmp_path / "page.html").write_text("<p>hello</p>")
+    with serving(tmp_path) as url:
+        assert url.startswith("http://127.0.0.1:")
+        with urllib.request.urlopen(f"{url}/page.html") as response:
+            assert response.read() == b"<p>hello</p>"
+    assert capfd.readouterr().err == ""
+
+
+def test_only_the_builds_processes_hide_the_iri_grammar():
+    """bookbuild/__init__.py's skip_iri_grammar: called by the build's entry
+    points, never by importing the package (pytest, a kernel)."""
+    import sys
+
+    from bookbuild.pages import ROOT
+
+    def run(code: str) -> str:
+        return subprocess.run(
+            [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
+
+    imported = "import sys, bookbuild.pipeline, bookbuild.build_site, bookbuild.__main__"
+    assert run(f"{imported}; print('rfc3987_syntax' in sys.modules)") == "False"
+    called = "import sys, bookbuild; bookbuild.skip_iri_grammar(); import jsonschema"
+    assert run(f"{called}; print(sys.modules['rfc3987_syntax'] is None)") == "True"
+    for entry in ("__main__.py", "build_site.py"):
+        assert "skip_iri_grammar()" in (ROOT / "bookbuild" / entry).read_text(), entry

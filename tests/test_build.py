@@ -165,3 +165,69 @@ def test_msgstr_documents_get_the_same_settings():
     assert one.settings.record_dependencies is not two.settings.record_dependencies  # deep
     assert one["source"] == "a" and two["source"] == "b"
     assert base.make_document is not fast.make_document  # only setup() installs it
+
+
+# ---- the patches of other packages (_ext/pins.py) ---------------------------
+
+
+def test_each_patch_is_for_the_pinned_versions():
+    """A pin that moves in constraints.txt fails here before any build: the
+    patch must be checked against the new version first (_ext/pins.py)."""
+    import re
+
+    pins = _ext("pins")
+    pinned = dict(
+        re.findall(r"^([A-Za-z0-9_.-]+)==(\S+)", (ROOT / "constraints.txt").read_text(), re.M)
+    )
+    pinned = {name.lower().replace("_", "-"): v for name, v in pinned.items()}
+    for name, patch in pins.PATCHES.items():
+        assert (ROOT / "_ext" / f"{name}.py").exists(), name
+        assert f'check("{name}")' in (ROOT / "_ext" / f"{name}.py").read_text(), name
+        drafts = re.findall(r"docs/upstream/\S+\.md", patch.upstream)
+        assert drafts or "https://" in patch.upstream, f"{name} names no upstream issue"
+        assert all((ROOT / draft).exists() for draft in drafts), drafts
+        for dist, version in patch.versions.items():
+            assert pinned[dist] == version, f"_ext/{name}.py is for {dist} {version}"
+        assert pins.mismatches(name) == []  # and the venv has them
+
+
+def test_a_moved_pin_stops_the_build_naming_the_patch(monkeypatch):
+    import pytest
+    from sphinx.errors import ExtensionError
+
+    pins = _ext("pins")
+    monkeypatch.setattr(pins, "version", lambda dist: "99.0")
+    with pytest.raises(ExtensionError, match=r"_ext/msgstr_parsing\.py .* myst-parser 99\.0"):
+        pins.check("msgstr_parsing")
+
+
+def test_outputs_are_rendered_by_the_books_plugin():
+    """MyST-NB finds the book's renderer by its entry point (pyproject.toml;
+    `make venv` installs it), and _config.yml chooses it."""
+    import sys
+
+    from myst_nb.core.render import NbElementRenderer, load_renderer
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    name = config["sphinx"]["config"]["nb_render_plugin"]
+    sys.path.insert(0, str(ROOT / "_ext"))  # as Jupyter Book does for local extensions
+    try:
+        renderer = load_renderer(name)
+    finally:
+        sys.path.remove(str(ROOT / "_ext"))
+    assert renderer.__name__ == "BookRenderer" and issubclass(renderer, NbElementRenderer)
+    assert "render_error" in vars(renderer) and "render_mime_type" in vars(renderer)
+    assert "render_error" not in vars(NbElementRenderer) or (
+        NbElementRenderer.render_error.__module__ == "myst_nb.core.render"
+    ), "myst-nb's own class is left as it is"
+
+
+def test_bibliography_entries_become_list_items():
+    fix = _ext("site_html").bibliography_roles
+    body = (
+        '<div class="citation-list" role="list">'
+        '<div class="citation" id="id3" role="doc-biblioentry">[1]</div></div>'
+    )
+    assert 'id="id3" role="listitem"' in fix(body)
+    other = '<div class="citation" id="id3" role="doc-biblioentry">'
+    assert fix(other) == other  # only inside a bibliography

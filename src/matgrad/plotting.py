@@ -8,7 +8,7 @@ label); the words these functions choose are in ``ZH_WORDS``. ``show``
 displays the English figure, which is what Jupyter and the English site
 show, and carries the Chinese one in the output's metadata
 (``{"matgrad": {"zh_CN": {"image/png": ...}}}``), which the Chinese build
-shows instead (_ext/book_zh.py). The Chinese figure needs a CJK font that
+shows instead (_ext/cell_outputs.py). The Chinese figure needs a CJK font that
 matplotlib finds (Noto Sans CJK, Debian's fonts-noto-cjk); without one the
 metadata says so and the Chinese build stops with that message, rather than
 drawing boxes.

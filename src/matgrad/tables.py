@@ -4,7 +4,7 @@
 and the English site show) and carries its Chinese twin (the same cells,
 Chinese column titles and words) in the output's metadata, as
 ``matgrad.plotting.show`` does for figures; the Chinese build shows the twin
-(_ext/book_zh.py). A cell's numbers are computed once, so both editions show
+(_ext/cell_outputs.py). A cell's numbers are computed once, so both editions show
 the same ones.
 """
 
