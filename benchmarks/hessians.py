@@ -1,4 +1,6 @@
-"""Cost of a gradient, two Hessian-vector products and the full Hessian at sizes too slow for the book build.
+"""Cost of a gradient, two Hessian-vector products and the full Hessian, at large n.
+
+These sizes are too slow for the book build.
 
 Run by `make bench`. The least-squares loss 0.5 * ||XW - D||^2 with X, D and
 W all n x n; each function is compiled with tf.function and timed after a
@@ -57,20 +59,24 @@ def hessian(X, D, W):
 def main() -> None:
     rng = np.random.default_rng(0)
     print("Least squares, X, D and W n x n; median seconds after compiling")
-    print(f"{'n':>4} {'gradient':>10} {'HVP rev/rev':>12} {'HVP fwd/rev':>12} {'Hessian':>10}"
-          f" {'Hessian/grad':>13} {'multiplications':>16}")
+    print(
+        f"{'n':>4} {'gradient':>10} {'HVP rev/rev':>12} {'HVP fwd/rev':>12} {'Hessian':>10}"
+        f" {'Hessian/grad':>13} {'multiplications':>16}"
+    )
     for n in SIZES:
         X, D, W, U = (tf.constant(rng.standard_normal((n, n))) for _ in range(4))
         H = hessian(X, D, W).numpy()
         np.testing.assert_allclose(
             H.reshape(n * n, n * n), np.kron(X.numpy().T @ X.numpy(), np.eye(n)), atol=1e-8
         )
-        t_g = median_time(lambda: gradient(X, D, W), 5)
-        t_rr = median_time(lambda: hvp_reverse_over_reverse(X, D, W, U), 5)
-        t_fr = median_time(lambda: hvp_forward_over_reverse(X, D, W, U), 5)
-        t_h = median_time(lambda: hessian(X, D, W), 3)
+        args = (X, D, W)
+        t_g = median_time(lambda args=args: gradient(*args), 5)
+        t_rr = median_time(lambda args=args, U=U: hvp_reverse_over_reverse(*args, U), 5)
+        t_fr = median_time(lambda args=args, U=U: hvp_forward_over_reverse(*args, U), 5)
+        t_h = median_time(lambda args=args: hessian(*args), 3)
         mults = 2 * n**3 * (n**2 + 1)
-        print(f"{n:4d} {t_g:10.2e} {t_rr:12.2e} {t_fr:12.2e} {t_h:10.2e} {t_h / t_g:13.0f} {mults:16d}")
+        row = f"{n:4d} {t_g:10.2e} {t_rr:12.2e} {t_fr:12.2e} {t_h:10.2e}"
+        print(f"{row} {t_h / t_g:13.0f} {mults:16d}")
 
 
 if __name__ == "__main__":
