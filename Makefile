@@ -16,7 +16,8 @@ HTML   := _build/html
 MATHJAX_SRC := node_modules/mathjax/es5
 MATHJAX_OUT := _build/assets/mathjax/tex-mml-chtml.js
 
-.PHONY: help book test serve clean bench lab lock venv translations pdf check-book check-test
+.PHONY: help book test serve clean bench lab lock venv translations pdf check-book check-test \
+	notebooks release-notes linkcheck
 
 # The targets and what they do, from the '## ' comments on their lines.
 help:
@@ -80,6 +81,15 @@ translations: $(STAMP)  ## merge changed English into locales/zh_CN
 # The long timings (README.md, "Other targets"); the pages count, not time.
 bench: book  ## measure builds, the PDFs and the long timings
 	@$(BIN)/python -m bookbuild bench
+
+notebooks: book  ## every page as an executed notebook, zipped (for a release)
+	$(BIN)/python -m bookbuild notebooks
+
+release-notes: $(STAMP)  ## the CHANGELOG section of TAG, which must be v<version>
+	@TAG="$(TAG)" $(BIN)/python -m bookbuild release-notes
+
+linkcheck: $(STAMP)  ## check the external links of both editions (needs the network)
+	$(BIN)/python -m bookbuild linkcheck
 
 # Refresh constraints.txt: one universal resolve for every supported Python.
 lock: $(STAMP)  ## re-resolve constraints.txt after a pin changed

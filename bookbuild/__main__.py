@@ -6,6 +6,9 @@
     serve          serve the built site (both editions) at http://127.0.0.1:8000/
     lab            JupyterLab from the venv, the pages opening as notebooks
     bench          the long timings of benchmarks/ (build time, Jacobians, Hessians)
+    notebooks      every page as an executed notebook, zipped (release.py)
+    release-notes  the CHANGELOG section of version TAG (release.py)
+    linkcheck      check the external links of both editions
     format         ruff format and ruff check --fix on the Python, and ruff
                    check --fix on the pages' code cells (tests/test_lint.py
                    lists what ruff cannot fix)
@@ -16,6 +19,7 @@ on the interpreter that makes the venv, before anything is installed.)
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -163,7 +167,31 @@ def bench() -> int:
     return 0
 
 
+def notebooks() -> int:
+    """`make notebooks`: every page as an executed notebook, zipped (bookbuild/release.py)."""
+    from bookbuild import release
+
+    return release.notebooks()
+
+
+def release_notes() -> int:
+    """`make release-notes TAG=v…`: the tag checked against the version, and its notes."""
+    from bookbuild import release
+
+    return release.release_notes(os.environ.get("TAG", ""))
+
+
+def linkcheck() -> int:
+    """`make linkcheck`: Sphinx's linkcheck builder over both editions (needs the network)."""
+    from bookbuild import build_site
+
+    return build_site.main(["--linkcheck"])
+
+
 COMMANDS = {
+    "notebooks": notebooks,
+    "release-notes": release_notes,
+    "linkcheck": linkcheck,
     "serve": serve,
     "lab": lab,
     "bench": bench,

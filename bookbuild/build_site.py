@@ -70,6 +70,11 @@ def _builds() -> dict[str, dict]:
             "out": folder / "singlehtml",
             "builder": "singlehtml",
         }
+        builds[f"linkcheck-{row.language}"] = {
+            **builds[row.language],
+            "out": folder / "linkcheck",
+            "builder": "linkcheck",
+        }
     builds["gettext"] = {
         "out": BUILD / "gettext",
         "doctrees": BUILD / "gettext-doctrees",
@@ -190,6 +195,9 @@ def main(argv: list[str] | None = None, editions=table.LANGUAGES) -> int:
     parser.add_argument("--all", action="store_true", help="re-read every page")
     parser.add_argument("--gettext", action="store_true", help="write the .pot catalogs")
     parser.add_argument(
+        "--linkcheck", action="store_true", help="check the external links of every edition"
+    )
+    parser.add_argument(
         "--drop-obsolete", action="store_true", help="remove obsolete entries from the catalogs"
     )
     parser.add_argument("--edition", choices=sorted(SPHINX_BUILDS), help=argparse.SUPPRESS)
@@ -204,6 +212,8 @@ def main(argv: list[str] | None = None, editions=table.LANGUAGES) -> int:
         return sphinx_build(args.edition, args.all, args.only)
     if args.gettext:
         return build_editions(["gettext"], fresh=True)
+    if args.linkcheck:
+        return build_editions([f"linkcheck-{lang}" for lang in editions], fresh=False)
 
     start = time.perf_counter()
     status = build_editions(list(editions), args.all)

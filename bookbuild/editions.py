@@ -32,6 +32,9 @@ class Edition:
     edition_words: str
     contents: str
     pdf_note: str  # before the links to the PDFs on the index page
+    # The site's footer and the PDF's title page: {version}, {date}, and the
+    # links {text_licence} and {code_licence} (HTML).
+    footer: str
 
 
 EDITIONS = (
@@ -47,6 +50,10 @@ EDITIONS = (
         edition_words="English edition",
         contents="Contents",
         pdf_note="The whole book as one PDF:",
+        footer=(
+            "Version {version}, built {date}. Text and figures: {text_licence}; "
+            "code: {code_licence}."
+        ),
     ),
     Edition(
         language="zh_CN",
@@ -60,6 +67,7 @@ EDITIONS = (
         edition_words="中文版",
         contents="目录",
         pdf_note="全书 PDF：",
+        footer="版本 {version}，构建于 {date}。文字与图片采用 {text_licence} 许可，代码采用 {code_licence} 许可。",
     ),
 )
 SOURCE = EDITIONS[0]
@@ -88,3 +96,14 @@ def relative_link(pagename: str, source: Edition, target: Edition) -> str:
     """From page ``pagename`` of ``source`` to the same page of ``target``, relative."""
     up = "../" * (pagename.count("/") + (1 if source.folder else 0))
     return f"{up}{target.folder + '/' if target.folder else ''}{pagename}.html"
+
+
+def footer(row: Edition, version: str, date: str, repository: str) -> str:
+    """The footer's HTML in ``row``'s language: version, build date, licences."""
+    licences = f"{repository.rstrip('/')}/blob/main"
+    return row.footer.format(
+        version=version,
+        date=date,
+        text_licence=f'<a href="{licences}/LICENSE-TEXT">CC BY 4.0</a>',
+        code_licence=f'<a href="{licences}/LICENSE">MIT</a>',
+    )
