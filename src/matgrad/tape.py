@@ -198,7 +198,8 @@ class Tape:
                 f"target must be a Variable recorded by this tape, got {type(target).__name__}"
             )
         if output_gradients is None:
-            seed = np.ones_like(target.value)  # <- the sum over the target is made here
+            # The sum over the target is made here: the seed is all ones.
+            seed = np.ones_like(target.value)
         else:
             seed = as_array(output_gradients, "output_gradients")
             if seed.shape != target.shape:
