@@ -67,7 +67,10 @@ EDITIONS = (
         edition_words="中文版",
         contents="目录",
         pdf_note="全书 PDF：",
-        footer="版本 {version}，构建于 {date}。文字与图片采用 {text_licence} 许可，代码采用 {code_licence} 许可。",
+        footer=(
+            "版本 {version}，构建于 {date}。"
+            "文字与图片采用 {text_licence} 许可，代码采用 {code_licence} 许可。"
+        ),
     ),
 )
 SOURCE = EDITIONS[0]

@@ -86,7 +86,7 @@ def notebooks() -> int:
         for page in toc_pages():
             text = nbformat.writes(executed_notebook(page))
             archive.writestr(f"matgrad-{version()}/{page.with_suffix('.ipynb').as_posix()}", text)
-    print(f"wrote {NOTEBOOKS.relative_to(ROOT)} ({len(toc_pages())} notebooks)")
+    print(f"wrote {NOTEBOOKS} ({len(toc_pages())} notebooks)")
     return 0
 
 
@@ -106,5 +106,5 @@ def release_notes(tag: str) -> int:
     body = changelog_section((ROOT / "CHANGELOG.md").read_text(), version())
     NOTES.parent.mkdir(exist_ok=True)
     NOTES.write_text(body + "\n")
-    print(f"wrote {NOTES.relative_to(ROOT)}")
+    print(f"wrote {NOTES}")
     return 0
