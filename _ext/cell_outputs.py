@@ -97,16 +97,23 @@ class BookRenderer(NbElementRenderer):
             # builder later): the twin replaces the formats it has; the
             # others (text/plain's "<Figure ...>") stay.
             twin = twins.get(language)
-            if not twin:
+            reason = twins.get("error", "none was made")
+            if not twin and reason not in _REPORTED:  # once per cause, not once per figure
+                _REPORTED.add(reason)
                 self.logger.warning(
                     f"this output has no {language} version, so the page would "
-                    f"show the English one: {twins.get('error', 'none was made')}",
+                    f"show the English one: {reason}",
                     subtype="image",
                     line=data.line,
                 )
             elif data.mime_type in twin:
                 data = dataclasses.replace(data, content=twin[data.mime_type])
         return super().render_mime_type(data)
+
+
+# The causes of missing twins already reported by this build (a missing CJK
+# font would otherwise be reported once for every figure of every page).
+_REPORTED: set[str] = set()
 
 
 class OutputsAreNotMessages(SphinxTransform):
