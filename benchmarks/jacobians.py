@@ -1,9 +1,13 @@
 """Cost of the full Jacobian of Y = T @ B at sizes too slow for the book build.
 
-Run by `make bench`. Each method is compiled with tf.function and timed after
-a warm-up call (median of a few runs); the table also shows the Jacobian's
-size. The chapter "Rebuilding the full Jacobian" measures the same methods
-at small n while the book builds.
+Run by `make bench`. The page "What the full Jacobian costs"
+(chapters/05b_jacobian_costs.md) counts the multiplications of each route
+and times them at n <= 64 while the book builds; there, the smaller sizes
+time mostly the fixed cost of a call. Here the sizes are large enough for
+the n^5 multiplications of `tape.jacobian` to dominate its time: each route
+is compiled with tf.function per shape, timed after a warm-up call (best of
+a few runs), and the table ends with the log-log slope of the pfor times
+over the sizes measured (5 if the time follows the count).
 """
 
 from __future__ import annotations
@@ -16,51 +20,41 @@ os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-from matgrad.timing import format_bytes, median_time  # noqa: E402
+from matgrad.timing import best_time, fitted_slope, format_bytes  # noqa: E402
 
-SIZES = (16, 32, 64, 96, 128)
+SIZES = (64, 80, 96, 112, 128)
 SKIP_LOOP_ABOVE = 64  # the while_loop version makes n^2 sequential passes
 
 
-def _tape(method):
+def _route(kind, use_pfor=True):
     @tf.function
     def run(T, B):
         with tf.GradientTape() as tape:
             tape.watch(T)
             Y = T @ B
-        if method == "vjp":
+        if kind == "gradient":
             return tape.gradient(Y, T, output_gradients=tf.ones_like(Y))
-        return tape.jacobian(Y, T, experimental_use_pfor=(method == "pfor"))
+        return getattr(tape, kind)(Y, T, experimental_use_pfor=use_pfor)
 
     return run
 
 
-@tf.function
-def _forward(T, B):
-    n_in = tf.size(T)
-    tangents = tf.reshape(tf.eye(n_in), tf.concat([[n_in], tf.shape(T)], 0))
-
-    def one_jvp(u):
-        with tf.autodiff.ForwardAccumulator(T, u) as acc:
-            Y = T @ B
-        return acc.jvp(Y)
-
-    return tf.vectorized_map(one_jvp, tangents)
-
-
 METHODS = {
-    "one VJP": _tape("vjp"),
-    "jacobian pfor": _tape("pfor"),
-    "jacobian loop": _tape("loop"),
-    "forward vmap": _forward,
+    "one VJP": _route("gradient"),
+    "batch_jacobian": _route("batch_jacobian"),
+    "jacobian pfor": _route("jacobian"),
+    "jacobian loop": _route("jacobian", use_pfor=False),
 }
 
 
 def main() -> None:
     rng = np.random.default_rng(0)
-    header = f"{'n':>5} {'dY/dT size':>11} " + " ".join(f"{m:>15}" for m in METHODS)
+    header = f"{'n':>5} {'n^5 mult.':>14} {'dY/dT size':>11} " + " ".join(
+        f"{m:>15}" for m in METHODS
+    )
     print(header)
     print("-" * len(header))
+    pfor_times = []
     for n in SIZES:
         T = tf.constant(rng.standard_normal((n, n)), tf.float32)
         B = tf.constant(rng.standard_normal((n, n)), tf.float32)
@@ -69,9 +63,13 @@ def main() -> None:
             if name == "jacobian loop" and n > SKIP_LOOP_ABOVE:
                 cells.append(f"{'(skipped)':>15}")
                 continue
-            seconds = median_time(lambda run=run, T=T, B=B: run(T, B), repeat=3)
+            seconds = best_time(lambda run=run, T=T, B=B: run(T, B), repeat=3)
+            if name == "jacobian pfor":
+                pfor_times.append(seconds)
             cells.append(f"{seconds * 1e3:12.2f} ms")
-        print(f"{n:>5} {format_bytes(4 * n**4):>11} " + " ".join(cells), flush=True)
+        print(f"{n:>5} {n**5:>14,} {format_bytes(4 * n**4):>11} " + " ".join(cells), flush=True)
+    slope = fitted_slope(SIZES, pfor_times, last=len(SIZES))
+    print(f"log-log slope of the pfor times over n = {SIZES[0]}..{SIZES[-1]}: {slope:.1f}")
 
 
 if __name__ == "__main__":

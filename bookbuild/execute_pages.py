@@ -56,6 +56,7 @@ CACHE = BUILD / ".jupyter_cache"
 SLOW_FIRST = (
     "appendix/onednn.md",
     "chapters/05_full_jacobians.md",
+    "chapters/05b_jacobian_costs.md",
     "further/frameworks.md",
     "chapters/01_symbolic.md",
     "index.md",

@@ -88,7 +88,7 @@ def test_bad_shapes_raise_value_error_naming_both(a_shape, b_shape, words):
 
 def test_graph_matmul_multiplications_counts_only_what_the_outputs_need():
     tf = pytest.importorskip("tensorflow")
-    from matgrad.counting import graph_matmul_multiplications
+    from matgrad.counting import graph_matmul_multiplications, graph_matmul_shapes
 
     def f(a, b):
         tf.matmul(a, a, transpose_b=True)  # not needed by the output: not counted
@@ -98,7 +98,10 @@ def test_graph_matmul_multiplications_counts_only_what_the_outputs_need():
     graph = tf.function(f).get_concrete_function(*specs).graph
     assert [op.type for op in graph.get_operations()].count("MatMul") == 2
     assert graph_matmul_multiplications(graph) == [24]
+    assert graph_matmul_shapes(graph) == [((3, 2), (2, 4))]  # transpose_a applied
     specs = [tf.TensorSpec((None, 3), tf.float32), tf.TensorSpec((None, 4), tf.float32)]
     unknown = tf.function(f).get_concrete_function(*specs).graph
     with pytest.raises(ValueError, match="MatMul .* has an operand of shape"):
         graph_matmul_multiplications(unknown)
+    with pytest.raises(TypeError, match="graph must be a traced FuncGraph"):
+        graph_matmul_shapes([[1, 2]])

@@ -96,23 +96,26 @@ def multiply(a, b) -> np.ndarray:
     return out
 
 
-def graph_matmul_multiplications(graph) -> list[int]:
-    """Multiplications of each ``MatMul`` in a traced TensorFlow graph that its outputs need.
+def graph_matmul_shapes(graph) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Operand shapes of each ``MatMul`` in a traced TensorFlow graph that its outputs need.
 
     ``graph`` is a ``FuncGraph`` (``tf.function(f).get_concrete_function().graph``)
     with static shapes. Only the operations that ``graph.outputs`` depend on,
-    through inputs or control inputs, are counted: TensorFlow prunes the others
-    before it runs the graph. Each entry is :func:`matmul_multiplications` of
-    the operands as the op multiplies them (``transpose_a``/``transpose_b``
-    applied). Raises ValueError naming the op if a shape is not static.
+    through inputs or control inputs, are listed: TensorFlow prunes the others
+    before it runs the graph. Each entry is the pair of operand shapes as the op
+    multiplies them (``transpose_a``/``transpose_b`` applied), in the order of the
+    ops' names. Raises TypeError if ``graph`` is not a graph, and ValueError naming
+    the op if a shape is not static.
     """
+    if not hasattr(graph, "outputs") or not hasattr(graph, "get_operations"):
+        raise TypeError(f"graph must be a traced FuncGraph, got {type(graph).__name__}")
     todo, needed = [t.op for t in graph.outputs], set()
     while todo:
         op = todo.pop()
         if op not in needed:
             needed.add(op)
             todo += [t.op for t in op.inputs] + list(op.control_inputs)
-    counts = []
+    pairs = []
     for op in sorted((op for op in needed if op.type == "MatMul"), key=lambda op: op.name):
         shapes = []
         for t, flag in zip(op.inputs, ("transpose_a", "transpose_b"), strict=True):
@@ -120,5 +123,15 @@ def graph_matmul_multiplications(graph) -> list[int]:
                 raise ValueError(f"graph: MatMul {op.name!r} has an operand of shape {t.shape}")
             shape = tuple(t.shape.as_list())
             shapes.append(shape[::-1] if op.get_attr(flag) else shape)
-        counts.append(matmul_multiplications(*shapes))
-    return counts
+        pairs.append(tuple(shapes))
+    return pairs
+
+
+def graph_matmul_multiplications(graph) -> list[int]:
+    """Multiplications of each ``MatMul`` in a traced TensorFlow graph that its outputs need.
+
+    One entry per pair of :func:`graph_matmul_shapes`: :func:`matmul_multiplications`
+    of the operands as the op multiplies them. Raises ValueError naming the op if a
+    shape is not static.
+    """
+    return [matmul_multiplications(*pair) for pair in graph_matmul_shapes(graph)]
