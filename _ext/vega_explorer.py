@@ -1,0 +1,106 @@
+"""Vega-Lite outputs (the Jacobian explorer) as interactive charts, offline.
+
+A code cell that calls ``matgrad.explorer.show_explorer`` outputs Vega-Lite
+(``application/vnd.vegalite.v5+json``, which JupyterLab draws by itself) and
+a static PNG of the same chart. myst-nb knows neither Vega-Lite nor how to
+keep two formats of one output. In the HTML builders this extension:
+
+- renders the Vega-Lite format as the chart's specification in a
+  ``<script type="application/json">`` element, beside an empty element the
+  chart is drawn into;
+- keeps the PNG in the same output as the fallback (before myst-nb picks one
+  format per builder), with the figure's alt text: the reader without
+  scripts, and the printed page (the PDF), see it; a small script
+  (_static/matgrad-vega.js) draws the chart with vega-embed and then hides
+  the PNG on screen;
+- adds Vega, Vega-Lite and vega-embed, which the site serves itself from
+  <site>/vega/ (copied from node_modules by ``python -m bookbuild vega``,
+  published by ``html_extra_path``), and the script and its style sheet, to
+  the pages that have such an output only.
+
+The Chinese edition's twin (matgrad.plotting.show's metadata) replaces both
+formats before they reach this renderer (_ext/book_zh.py wraps it).
+Other builders keep myst-nb's choice (the PNG).
+"""
+
+from __future__ import annotations
+
+import json
+
+from docutils import nodes
+from sphinx.transforms.post_transforms import SphinxPostTransform
+
+VEGALITE = "application/vnd.vegalite.v5+json"
+SCRIPTS = ("../vega/vega.min.js", "../vega/vega-lite.min.js", "../vega/vega-embed.min.js")
+
+
+def _spec_html(spec) -> str:
+    text = json.dumps(spec, ensure_ascii=False, separators=(",", ":"))
+    text = text.replace("</", "<\\/")  # nothing in the JSON can close the script element
+    return (
+        '<div class="matgrad-vega-view"></div>'
+        f'<script type="application/json" class="matgrad-vega-spec">{text}</script>'
+    )
+
+
+def _render_vegalite(self, data):
+    node = nodes.raw("", _spec_html(data.content), format="html")
+    return [node]
+
+
+class KeepFallback(SphinxPostTransform):
+    """Before myst-nb selects one format per output (priority 4): in HTML,
+    an output with Vega-Lite becomes the chart and its PNG fallback."""
+
+    default_priority = 3
+    formats = ("html",)
+
+    def run(self, **kwargs):
+        for bundle in list(self.document.findall(nodes.container)):
+            if bundle.get("nb_element") != "mime_bundle":
+                continue
+            kinds = {child.get("mime_type"): child for child in bundle.children}
+            if VEGALITE not in kinds or "image/png" not in kinds:
+                continue
+            fallback = nodes.container(classes=["matgrad-vega-fallback"])
+            fallback.extend(kinds["image/png"].children)
+            chart = nodes.container(classes=["matgrad-vega"])
+            chart += fallback
+            chart.extend(kinds[VEGALITE].children)
+            bundle.replace_self(chart)
+
+
+def _install_renderer(app):
+    from myst_nb.core.render import NbElementRenderer
+
+    if getattr(NbElementRenderer.render_mime_type, "matgrad_vega", False):
+        return
+    original = NbElementRenderer.render_mime_type
+
+    def render_mime_type(self, data):
+        if data.mime_type == VEGALITE:
+            return _render_vegalite(self, data)
+        return original(self, data)
+
+    render_mime_type.matgrad_vega = True
+    NbElementRenderer.render_mime_type = render_mime_type
+
+
+def _add_assets(app, pagename, templatename, context, doctree):
+    if doctree is None or app.builder.format != "html":
+        return
+    if not any("matgrad-vega" in n.get("classes", ()) for n in doctree.findall(nodes.container)):
+        return
+    for script in SCRIPTS:
+        app.add_js_file(script)
+    app.add_js_file("matgrad-vega.js")
+    app.add_css_file("matgrad-vega.css")
+
+
+def setup(app):
+    # Installed now, before _ext/book_zh.py wraps render_mime_type (on
+    # config-inited), so that the Chinese twin is swapped in first.
+    _install_renderer(app)
+    app.add_post_transform(KeepFallback)
+    app.connect("html-page-context", _add_assets)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
