@@ -11,8 +11,8 @@ keep two formats of one output. In the HTML builders this extension:
 - keeps the PNG in the same output as the fallback (before myst-nb picks one
   format per builder), with the figure's alt text: the reader without
   scripts, and the printed page (the PDF), see it; a small script
-  (_static/matgrad-vega.js) draws the chart with vega-embed and then hides
-  the PNG on screen;
+  (_ext/vega_static/matgrad-vega.js) draws the chart with vega-embed and
+  then hides the PNG on screen;
 - adds Vega, Vega-Lite and vega-embed, which the site serves itself from
   <site>/vega/ (copied from node_modules by ``python -m bookbuild vega``,
   published by ``html_extra_path``), and the script and its style sheet, to
@@ -26,11 +26,15 @@ Other builders keep myst-nb's choice (the PNG).
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from docutils import nodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 VEGALITE = "application/vnd.vegalite.v5+json"
+# The script and style sheet of this extension. Not in the book's _static/,
+# whose .js and .css files Jupyter Book adds to every page.
+STATIC = Path(__file__).with_name("vega_static")
 SCRIPTS = ("../vega/vega.min.js", "../vega/vega-lite.min.js", "../vega/vega-embed.min.js")
 
 
@@ -91,10 +95,16 @@ def _add_assets(app, pagename, templatename, context, doctree):
         return
     if not any("matgrad-vega" in n.get("classes", ()) for n in doctree.findall(nodes.container)):
         return
-    for script in SCRIPTS:
-        app.add_js_file(script)
-    app.add_js_file("matgrad-vega.js")
-    app.add_css_file("matgrad-vega.css")
+    # The builder's own lists, which Sphinx resets before each page: this page
+    # only (app.add_js_file would also register them for every later page).
+    for script in (*SCRIPTS, "matgrad-vega.js"):
+        app.builder.add_js_file(script, priority=500)
+    app.builder.add_css_file("matgrad-vega.css", priority=500)
+
+
+def _static_path(app, config):
+    if str(STATIC) not in config.html_static_path:
+        config.html_static_path.append(str(STATIC))
 
 
 def setup(app):
@@ -102,5 +112,6 @@ def setup(app):
     # config-inited), so that the Chinese twin is swapped in first.
     _install_renderer(app)
     app.add_post_transform(KeepFallback)
+    app.connect("config-inited", _static_path)
     app.connect("html-page-context", _add_assets)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

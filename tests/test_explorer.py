@@ -1,7 +1,7 @@
 """The Jacobian explorer: its data (matgrad.explorer), and the chart in Chromium.
 
 The browser tests build a tiny site in a temporary folder, with the book's
-extension (_ext/vega_explorer.py), script and style sheet (_static/) and the
+extension (_ext/vega_explorer.py, with its script and style sheet) and the
 Vega files from node_modules, one page per edition (English, and the
 Chinese twin that matgrad.explorer puts in the output's metadata). On it
 they drive the explorer by pointer and by keyboard: the ones seed gives B's
@@ -106,7 +106,11 @@ def _notebook(bundle):
     import nbformat
 
     nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     nb.metadata["language_info"] = {"name": "python"}
     cell = nbformat.v4.new_code_cell("show_explorer(SEED_T, SEED_B)")
     cell.metadata["mystnb"] = {"figure": {"caption": "The explorer."}, "image": {"alt": ALT}}
@@ -145,7 +149,6 @@ def explorer_site(tmp_path_factory):
         f"sys.path.insert(0, {str(ROOT / '_ext')!r})\n"
         'extensions = ["myst_nb", "vega_explorer"]\n'
         'nb_execution_mode = "off"\n'
-        f"html_static_path = [{str(ROOT / '_static')!r}]\n"
         'html_extra_path = ["assets"]\n'
         'html_favicon = "favicon.svg"\n'
         'exclude_patterns = ["assets"]\n'
@@ -253,7 +256,9 @@ def test_explorer_by_pointer_and_keyboard(page, browser, explorer_server):
     assert "(0, 0, 0, 2)" in _readout(tab)
     assert f"{SEED_B[2, 0]:.4f}".replace("-", "−") in _readout(tab)  # ∂Y_00/∂T_02 = B_20
 
-    outside = [u for u in requests if not u.startswith(explorer_server) and not u.startswith("data:")]
+    outside = [
+        u for u in requests if not u.startswith(explorer_server) and not u.startswith("data:")
+    ]
     assert not outside, outside
     assert not errors, errors
     ctx.close()
@@ -282,7 +287,9 @@ def test_explorer_degrades_to_its_png_without_scripts_and_in_print(browser, expl
     ctx, tab, _, _ = _open(browser, f"{explorer_server}/en.html", java_script_enabled=False)
     image = tab.locator(".matgrad-vega-fallback img")
     assert image.is_visible() and image.get_attribute("alt") == ALT
-    assert tab.evaluate("() => document.querySelector('.matgrad-vega-fallback img').naturalWidth") > 0
+    assert (
+        tab.evaluate("() => document.querySelector('.matgrad-vega-fallback img').naturalWidth") > 0
+    )
     ctx.close()
     ctx, tab, _, _ = _open(browser, f"{explorer_server}/en.html")
     tab.wait_for_selector(".matgrad-vega-live", timeout=30_000)

@@ -123,7 +123,7 @@ def test_the_four_branches_agree_with_matmul_grad():
         g = rng.standard_normal((5, 3))
         arrays = {"A": a, "B": b, "G": g}
 
-        def evaluate(product):
+        def evaluate(product, arrays=arrays):
             x, y = product.split()
             value = [arrays[f.rstrip("ᵀ")].T if f.endswith("ᵀ") else arrays[f] for f in (x, y)]
             return value[0] @ value[1]

@@ -221,7 +221,9 @@ def jacobian_explorer(T, B, G=None, *, lang="en", words=None):
                 alt.Tooltip("w:Q", title="G_ij", format=".2f"),
             ],
         )
-        .properties(name="weights", width=cell, height=cell * p * q, title=alt.Title("G", fontSize=12))
+        .properties(
+            name="weights", width=cell, height=cell * p * q, title=alt.Title("G", fontSize=12)
+        )
     )
     matrix = (
         base.mark_rect()
@@ -301,7 +303,7 @@ def jacobian_explorer(T, B, G=None, *, lang="en", words=None):
         .add_params(seed, hot_i, hot_j)
         .properties(
             description=w["description"],
-            # _static/matgrad-vega.js puts these inputs first (the seed, then the entry).
+            # _ext/vega_static/matgrad-vega.js puts these inputs first.
             usermeta={"matgrad": {"inputs_first": ["seed", "hot_i", "hot_j"]}},
         )
         .resolve_scale(color="independent")

@@ -89,7 +89,7 @@ FIGURE_WORDS_ZH = {
     "level sets of L": "L 的等值线",
     "step": "步",
     "live intermediates (KiB)": "存活的中间结果（KiB）",
-    "reverse mode: the tape keeps every intermediate": "反向模式：磁带保留每个中间结果",
+    "reverse mode: the tape keeps every intermediate": "反向模式：梯度带保留每个中间结果",
     "forward mode: value and tangent only": "前向模式：只有值和切向量",
     "forward pass": "前向传播",
     "backward pass": "反向传播",
@@ -808,8 +808,9 @@ def tape_live_bytes(steps=6, n=64, seed=0) -> dict:
     (its records keep them for their VJPs). Backward: an intermediate is
     freed once the record that uses it has been processed, so while the
     VJP of step ``t`` runs, the inputs of steps ``1..t`` are alive. Read from
-    the tape's records (which arrays each keeps), not assumed. ``forward_mode`` is what forward mode keeps:
-    the current value and its tangent.
+    the tape's records (which arrays each keeps), not assumed.
+    ``forward_mode`` is what forward mode keeps: the current value and its
+    tangent.
     """
     from .tape import Tape, Variable
 
