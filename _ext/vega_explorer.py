@@ -3,11 +3,16 @@
 A code cell that calls ``matgrad.explorer.show_explorer`` outputs Vega-Lite
 (``application/vnd.vegalite.v5+json``, which JupyterLab draws by itself) and
 a static PNG of the same chart. myst-nb knows neither Vega-Lite nor how to
-keep two formats of one output. In the HTML builders this extension:
+keep two formats of one output. So:
 
-- renders the Vega-Lite format as the chart's specification in a
+- ``VegaLiteRenderer``, a MyST-NB mime renderer plugin (registered under the
+  ``myst_nb.mime_renderers`` entry point in pyproject.toml), renders the
+  Vega-Lite format as the chart's specification in a
   ``<script type="application/json">`` element, beside an empty element the
   chart is drawn into;
+
+and in the HTML builders this extension:
+
 - keeps the PNG in the same output as the fallback (before myst-nb picks one
   format per builder), with the figure's alt text: the reader without
   scripts, and the printed page (the PDF), see it; a small script
@@ -19,7 +24,8 @@ keep two formats of one output. In the HTML builders this extension:
   the pages that have such an output only.
 
 The Chinese edition's twin (matgrad.plotting.show's metadata) replaces both
-formats before they reach this renderer (_ext/book_zh.py wraps it).
+formats before MyST-NB asks its plugins (the book's twin swap wraps
+``render_mime_type``, which tries the plugins first).
 Other builders keep myst-nb's choice (the PNG).
 """
 
@@ -47,9 +53,18 @@ def _spec_html(spec) -> str:
     )
 
 
-def _render_vegalite(self, data):
-    node = nodes.raw("", _spec_html(data.content), format="html")
-    return [node]
+class VegaLiteRenderer:
+    """MyST-NB's mime renderer plugin for Vega-Lite (entry point
+    ``myst_nb.mime_renderers`` in pyproject.toml): the specification as JSON,
+    beside the element the chart is drawn into."""
+
+    mime_priority_overrides = ()
+
+    @staticmethod
+    def handle_mime(renderer, data, inline):
+        if inline or data.mime_type != VEGALITE:
+            return None
+        return [nodes.raw("", _spec_html(data.content), format="html")]
 
 
 class KeepFallback(SphinxPostTransform):
@@ -74,22 +89,6 @@ class KeepFallback(SphinxPostTransform):
             bundle.replace_self(chart)
 
 
-def _install_renderer(app):
-    from myst_nb.core.render import NbElementRenderer
-
-    if getattr(NbElementRenderer.render_mime_type, "matgrad_vega", False):
-        return
-    original = NbElementRenderer.render_mime_type
-
-    def render_mime_type(self, data):
-        if data.mime_type == VEGALITE:
-            return _render_vegalite(self, data)
-        return original(self, data)
-
-    render_mime_type.matgrad_vega = True
-    NbElementRenderer.render_mime_type = render_mime_type
-
-
 def _add_assets(app, pagename, templatename, context, doctree):
     if doctree is None or app.builder.format != "html":
         return
@@ -108,9 +107,6 @@ def _static_path(app, config):
 
 
 def setup(app):
-    # Installed now, before _ext/book_zh.py wraps render_mime_type (on
-    # config-inited), so that the Chinese twin is swapped in first.
-    _install_renderer(app)
     app.add_post_transform(KeepFallback)
     app.connect("config-inited", _static_path)
     app.connect("html-page-context", _add_assets)
