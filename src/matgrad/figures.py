@@ -504,10 +504,13 @@ def plot_backward_graph(ops, *, figsize=(4.8, 3.4), lang="en", words=None):
             label = f"{text('input')}\n{op['symbol']}"
         else:
             label = f"{text('seed')} G\n{op['type']} ({op['name']})"
-        colour = (
-            "#c0392b" if op["gradient"] else ("#555555" if op["type"] != "MatMul" else "#1f5fa8")
-        )
-        if op["type"] not in ("MatMul", "Placeholder"):
+        # Red: what the tape added (its seed, the gradient ops); blue: the
+        # forward MatMul; grey: the inputs.
+        if op["type"] == "Placeholder":
+            colour = "#555555"
+        elif op["type"] == "MatMul" and not op["gradient"]:
+            colour = "#1f5fa8"
+        else:
             colour = "#c0392b"
         ax.add_patch(
             FancyBboxPatch(
@@ -562,7 +565,7 @@ def matmul_grad_branches(a_shape=(5, 3), b_shape=(3, 3)) -> dict:
     return out
 
 
-def _glyph(ax, x, y, name, shape, colour, transposed, text):
+def _glyph(ax, x, y, name, shape, colour, transposed):
     from matplotlib.patches import Rectangle
 
     rows, cols = shape
@@ -623,7 +626,7 @@ def plot_matmul_branches(
                 transposed = factor.endswith("ᵀ")
                 shape = shapes[name][::-1] if transposed else shapes[name]
                 colour = "#e8a0a0" if name == "G" else "#cfd8e6"
-                x = _glyph(ax, x, y, factor, shape, colour, transposed, text) + 0.15
+                x = _glyph(ax, x, y, factor, shape, colour, transposed) + 0.15
             side = "G enters on the left" if factors[0].startswith("G") else "G enters on the right"
             ax.text(x + 0.1, y, text(side), ha="left", va="center", fontsize=8.5, color="0.3")
         ax.set_xlim(-0.1, 5.2)
@@ -800,9 +803,9 @@ def plot_complex_gradient(
 
 
 def tape_live_bytes(steps=6, n=64, seed=0) -> dict:
-    """Bytes of intermediates alive at each step of a chain ``h ← tanh``-free
-    product ``h ← h @ W_t`` (``steps`` matrices ``n × n``, float64), recorded
-    by :class:`matgrad.tape.Tape`, then differentiated.
+    """Bytes of intermediates alive at each step of a chain of products
+    ``h ← h @ W_t`` (``steps`` matrices ``n × n``, float64) recorded by
+    :class:`matgrad.tape.Tape`, through its forward and its backward pass.
 
     Forward: after step ``t`` the tape holds every intermediate made so far
     (its records keep them for their VJPs). Backward: an intermediate is
