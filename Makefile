@@ -15,6 +15,8 @@ HTML   := _build/html
 # serves at <site>/mathjax/, so math renders with no network (see _config.yml).
 MATHJAX_SRC := node_modules/mathjax/es5
 MATHJAX_OUT := _build/assets/mathjax/tex-mml-chtml.js
+# Vega, Vega-Lite and vega-embed, for the Jacobian explorer, the same way (<site>/vega/).
+VEGA_OUT := _build/assets/vega/vega-embed.min.js
 
 .PHONY: help book test serve clean bench lab lock venv translations pdf check-book check-test \
 	notebooks release-notes linkcheck
@@ -45,11 +47,14 @@ $(MATHJAX_SRC)/tex-mml-chtml.js: package.json package-lock.json | check-book
 $(MATHJAX_OUT): $(MATHJAX_SRC)/tex-mml-chtml.js | $(STAMP)
 	$(BIN)/python -m bookbuild mathjax
 
+$(VEGA_OUT): $(MATHJAX_SRC)/tex-mml-chtml.js | $(STAMP)
+	$(BIN)/python -m bookbuild vega
+
 # Execute the pages that changed (in parallel, into jupyter-cache) and build
 # both editions from the cache. What changed, and so what must run again, is
 # decided by content digests in bookbuild/pipeline.py (README.md, "How
 # rebuilds work").
-book: check-book $(STAMP) $(MATHJAX_OUT)  ## run the changed pages and build both editions
+book: check-book $(STAMP) $(MATHJAX_OUT) $(VEGA_OUT)  ## run the changed pages and build both editions
 	@$(BIN)/python -m bookbuild book
 
 # The whole book as one PDF per edition, _build/pdf/matgrad-{en,zh_CN}.pdf:

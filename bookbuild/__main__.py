@@ -3,6 +3,7 @@
     book           execute what changed and build both editions (pipeline.py)
     translations   extract the messages again and merge them into locales/zh_CN
     mathjax        copy MathJax from node_modules to where the site serves it
+    vega           copy Vega, Vega-Lite and vega-embed there too (the explorer)
     serve          serve the built site (both editions) at http://127.0.0.1:8000/
     lab            JupyterLab from the venv, the pages opening as notebooks
     bench          the long timings of benchmarks/ (build time, Jacobians, Hessians)
@@ -110,6 +111,30 @@ def mathjax() -> int:
     return 0
 
 
+#: The Vega files the Jacobian explorer needs (_ext/vega_explorer.py), by npm package.
+VEGA_FILES = {
+    "vega": "vega.min.js",
+    "vega-lite": "vega-lite.min.js",
+    "vega-embed": "vega-embed.min.js",
+}
+
+
+def vega() -> int:
+    """Vega, Vega-Lite and vega-embed from node_modules into _build/assets/vega,
+    which html_extra_path publishes at <site>/vega/ (the explorer draws with no
+    network), with the licence files the packages ship (vega's is in its
+    package.json: BSD-3-Clause)."""
+    target = BUILD / "assets" / "vega"
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    for package, name in VEGA_FILES.items():
+        source = ROOT / "node_modules" / package
+        shutil.copy2(source / "build" / name, target)
+        if (source / "LICENSE").exists():
+            shutil.copy2(source / "LICENSE", target / f"LICENSE-{package}")
+    return 0
+
+
 def format_code() -> int:
     """ruff's formatting and fixes for the book's Python, and its fixes for the
     pages' code cells (through notebooks, written back into the pages:
@@ -198,6 +223,7 @@ COMMANDS = {
     "book": book,
     "translations": translations,
     "mathjax": mathjax,
+    "vega": vega,
     "format": format_code,
 }
 

@@ -1,0 +1,959 @@
+"""The figures that carry each page's idea, drawn from the book's computed data.
+
+Each figure has a *data* function (the numbers it draws, tested in
+tests/test_figures.py) and a ``plot_*`` function that draws them and returns
+the figure. A page shows it with :func:`matgrad.plotting.show`, which draws
+the Chinese twin from the same call with ``lang="zh_CN"``: the words below
+are in :data:`FIGURE_WORDS_ZH`, and a page that gives a figure its own words
+(a title) passes their Chinese to ``show(words)``. Math in these figures is
+written with Unicode (``Bᵀ``, ``Σ``, ``∂``) rather than ``$...$``, so that a
+Chinese label and a formula can share a line (matplotlib draws ``$...$`` in
+its math fonts, which have no Chinese).
+
+Every figure is at most :data:`PHONE_WIDTH_IN` inches wide with no text
+smaller than :data:`MIN_TEXT_PX` pixels once the figure is scaled to a
+phone's column (:func:`smallest_text_px`, checked by the tests).
+
+| page | data | figure |
+|---|---|---|
+| index | :func:`puzzle_data` | :func:`plot_puzzle` |
+| chapter 01/02 | :func:`jacobian_block_grid` | :func:`plot_jacobian_blocks` |
+| chapter 04 | :func:`vjp_slices` | :func:`plot_vjp_slices` |
+| chapter 04/06 | :func:`backward_ops` | :func:`plot_backward_graph` |
+| chapter 06 | :func:`matmul_grad_branches` | :func:`plot_matmul_branches` |
+| chapter 07 | :func:`broadcast_sum_data` | :func:`plot_broadcast_sum` |
+| Wirtinger | :func:`complex_gradient_data` | :func:`plot_complex_gradient` |
+| reverse-mode costs | :func:`tape_live_bytes` | :func:`plot_tape_memory` |
+| second derivatives | :func:`hessian_blocks` | :func:`plot_hessian_structure` |
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._checks import as_array, check_callable, check_ndim
+from .plotting import _words
+
+#: The widest figure, in inches: scaled to a phone's column it keeps its text legible.
+PHONE_WIDTH_IN = 4.8
+#: A phone's text column in CSS pixels (a 390-pixel screen less the page's margins).
+PHONE_COLUMN_PX = 358
+#: The smallest text, in CSS pixels, once a figure is scaled to ``PHONE_COLUMN_PX``.
+MIN_TEXT_PX = 8.0
+#: The Chinese of every word these figures choose (the twin's words).
+FIGURE_WORDS_ZH = {
+    "T (5×3)": "T（5×3）",
+    "B (3×3)": "B（3×3）",
+    "Y = TB": "Y = TB",
+    "seed G = ones": "种子 G = 全一",
+    "Bᵀ": "Bᵀ",
+    "tape.gradient(Y, T) = G Bᵀ": "tape.gradient(Y, T) = G Bᵀ",
+    "forward": "前向",
+    "backward": "反向",
+    "B's row sums": "B 的行和",
+    "row {} of B": "B 的第 {} 行",
+    "block (i, j) = ∂Y_ij/∂T:\nzero except row i, which is column j of B": (
+        "块 (i, j) = ∂Y_ij/∂T：\n除第 i 行外全为零，第 i 行是 B 的第 j 列"
+    ),
+    "j (column of Y)": "j（Y 的列）",
+    "i (row of Y)": "i（Y 的行）",
+    "seed G": "种子 G",
+    "G_ij × ∂Y_ij/∂T": "G_ij × ∂Y_ij/∂T",
+    "Σ over i, j": "对 i、j 求和",
+    "ones": "全一",
+    "one-hot at (0, 0)": "(0, 0) 处的独热",
+    "random G": "随机 G",
+    "summed over i, j (the axes of Y)": "对 i、j（Y 的轴）求和",
+    "gradient (shape of T)": "梯度（T 的形状）",
+    "traced by tf.function": "由 tf.function 跟踪",
+    "seed": "种子",
+    "input": "输入",
+    "forward op": "前向运算",
+    "gradient op": "梯度运算",
+    "transpose_a=True": "transpose_a=True",
+    "transpose_b=True": "transpose_b=True",
+    "G enters on the left": "G 从左侧进入",
+    "G enters on the right": "G 从右侧进入",
+    "transposed": "转置",
+    "batch {}": "批次 {}",
+    "forward: {} is used by every batch": "前向：{} 被每个批次使用",
+    "backward: one gradient per batch": "反向：每个批次一个梯度",
+    "Σ over the broadcast axis {}": "对广播轴 {} 求和",
+    "gradient of {} (its own shape {})": "{} 的梯度（它自己的形状 {}）",
+    "x = Re z": "x = Re z",
+    "y = Im z": "y = Im z",
+    "∂L/∂x + i ∂L/∂y (TensorFlow, PyTorch)": "∂L/∂x + i ∂L/∂y（TensorFlow、PyTorch）",
+    "its conjugate (JAX's grad)": "它的共轭（JAX 的 grad）",
+    "level sets of L": "L 的等值线",
+    "step": "步",
+    "live intermediates (KiB)": "存活的中间结果（KiB）",
+    "reverse mode: the tape keeps every intermediate": "反向模式：梯度带保留每个中间结果",
+    "forward mode: value and tangent only": "前向模式：只有值和切向量",
+    "forward pass": "前向传播",
+    "backward pass": "反向传播",
+    "peak {} KiB": "峰值 {} KiB",
+    "entry of W (row-major)": "W 的元素（按行优先编号）",
+    "second derivative": "二阶导数",
+    "flattened Hessian": "展平的黑塞矩阵",
+    "block scales (each block is c·I)": "块的系数（每块为 c·I）",
+}
+
+
+# ---- shared drawing helpers --------------------------------------------------
+
+
+def smallest_text_px(fig, column_px: float = PHONE_COLUMN_PX) -> float:
+    """The smallest text of ``fig``, in CSS pixels, on a phone whose text
+    column is ``column_px`` wide.
+
+    The page shows the figure (saved with ``bbox_inches="tight"``, at the
+    figure's dpi) at its natural size, or scaled down to the column when it
+    is wider: a text of ``s`` points is ``s / 72 * dpi`` image pixels high,
+    times that scale.
+    """
+    from matplotlib.text import Text
+
+    fig.canvas.draw()
+    width_in = fig.get_tightbbox(fig.canvas.get_renderer()).width
+    natural_px = width_in * fig.dpi  # an image narrower than the column is not enlarged
+    sizes = [
+        t.get_fontsize()
+        for t in fig.findobj(Text)
+        if t.get_visible() and t.get_text().strip() and t.figure is fig
+    ]
+    if not sizes:
+        raise ValueError("the figure has no text")
+    return min(sizes) / 72 * fig.dpi * min(column_px, natural_px) / natural_px
+
+
+def _figure(figsize):
+    import matplotlib.pyplot as plt
+
+    if figsize[0] > PHONE_WIDTH_IN:
+        raise ValueError(f"figsize width must be at most {PHONE_WIDTH_IN} in, got {figsize[0]}")
+    return plt.figure(figsize=figsize, layout="constrained")
+
+
+def _redraw(fig, function, args, kwargs):
+    """Let :func:`matgrad.plotting.show` draw the figure again in Chinese."""
+    fig.matgrad_redraw = lambda lang, words: function(
+        *args, **{**kwargs, "lang": lang, "words": words}
+    )
+    return fig
+
+
+def _text(lang, words):
+    return _words(lang, {**FIGURE_WORDS_ZH, **(words or {})})
+
+
+def _heat(ax, M, *, vmax=None, numbers=None, fontsize=8.5, cmap="RdBu_r", aspect="auto"):
+    """A matrix as a heat map (zero white), with its entries written in it
+    (``numbers``: a format such as ``"{:.2f}"``, or None)."""
+    M = np.asarray(M, dtype=float)
+    vmax = float(np.abs(M).max()) if vmax is None else vmax
+    vmax = vmax or 1.0
+    ax.imshow(M, cmap=cmap, vmin=-vmax, vmax=vmax, interpolation="nearest", aspect=aspect)
+    if numbers:
+        for (r, c), v in np.ndenumerate(M):
+            dark = abs(v) > 0.6 * vmax
+            ax.text(
+                c,
+                r,
+                numbers.format(v).replace("-", "−"),
+                ha="center",
+                va="center",
+                fontsize=fontsize,
+                color="white" if dark else "black",
+            )
+    ax.set_xticks([])
+    ax.set_yticks([])
+    for spine in ax.spines.values():
+        spine.set_color("0.5")
+
+
+# ---- index: the puzzle in one picture ----------------------------------------
+
+
+def puzzle_data(T, B, grad=None) -> dict:
+    """The numbers of the puzzle's picture: ``T``, ``B``, ``Y = T @ B``, the
+    seed ``G`` of ones, ``G @ B.T`` and ``B``'s row sums.
+
+    ``grad`` is what ``tape.gradient(Y, T)`` returned on the page; when given,
+    it must equal ``G @ B.T`` (to float32 rounding) and it is what is drawn.
+    """
+    T, B = as_array(T, "T", allow_complex=False), as_array(B, "B", allow_complex=False)
+    check_ndim(T, "T", 2)
+    check_ndim(B, "B", 2)
+    if T.shape[1] != B.shape[0]:
+        raise ValueError(f"T @ B needs T's columns = B's rows, got {T.shape} and {B.shape}")
+    Y = T @ B
+    G = np.ones_like(Y)
+    vjp = G @ B.T
+    if grad is not None:
+        grad = as_array(grad, "grad", allow_complex=False)
+        if grad.shape != T.shape:
+            raise ValueError(f"grad must have T's shape {T.shape}, got {grad.shape}")
+        np.testing.assert_allclose(grad, vjp, rtol=1e-5, atol=1e-6)
+    else:
+        grad = vjp
+    return {"T": T, "B": B, "Y": Y, "G": G, "grad": grad, "row_sums": B.sum(axis=1)}
+
+
+def plot_puzzle(T, B, grad=None, *, figsize=(4.8, 4.6), lang="en", words=None):
+    """The puzzle in one picture: ``Y = TB`` above; below, the seed ``G`` of
+    ones times ``Bᵀ`` gives ``tape.gradient(Y, T)``, whose five identical rows
+    are ``B``'s row sums (marked beside ``Bᵀ`` and on every row)."""
+    text = _text(lang, words)
+    d = puzzle_data(T, B, grad)
+    fig = _figure(figsize)
+    grid = fig.add_gridspec(2, 3, width_ratios=[3, 3, 3], height_ratios=[5, 5])
+    panels = [
+        (0, 0, d["T"], text("T (5×3)")),
+        (0, 1, d["B"], text("B (3×3)")),
+        (0, 2, d["Y"], text("Y = TB")),
+        (1, 0, d["G"], text("seed G = ones")),
+        (1, 1, d["B"].T, text("Bᵀ")),
+        (1, 2, d["grad"], "G Bᵀ"),
+    ]
+    vmax = max(float(np.abs(d[k]).max()) for k in ("T", "B", "Y", "grad"))
+    axes = {}
+    for r, c, M, title in panels:
+        ax = fig.add_subplot(grid[r, c])
+        _heat(ax, M, vmax=vmax, numbers="{:.2f}", fontsize=8.5)
+        ax.set_title(title, fontsize=10)
+        axes[r, c] = ax
+    axes[0, 0].set_ylabel(text("forward"), fontsize=10)
+    axes[1, 0].set_ylabel(text("backward"), fontsize=10)
+    # Bᵀ's columns are B's rows: their sums are what every row of G Bᵀ holds.
+    axes[1, 1].set_xlabel(
+        text("B's row sums")
+        + "\n"
+        + "  ".join(f"{v:.2f}".replace("-", "−") for v in d["row_sums"]),
+        fontsize=9,
+    )
+    axes[1, 2].set_xlabel(text("tape.gradient(Y, T) = G Bᵀ"), fontsize=9)
+    return _redraw(fig, plot_puzzle, (T, B, grad), {"figsize": figsize})
+
+
+# ---- chapters 01/02: the rank-4 Jacobian as a grid of blocks -----------------
+
+
+def jacobian_block_grid(J) -> np.ndarray:
+    """A rank-4 Jacobian ``J[i, j, k, l]`` laid out as a grid of blocks: block
+    ``(i, j)`` (of the output's shape) is the matrix ``J[i, j]`` (of the
+    input's shape). Returns the array of shape ``(I*K, J*L)`` with entry
+    ``[i*K + k, j*L + l] = J[i, j, k, l]``."""
+    J = as_array(J, "J")
+    check_ndim(J, "J", 4)
+    I_, J_, K, L = J.shape
+    return J.transpose(0, 2, 1, 3).reshape(I_ * K, J_ * L)
+
+
+def plot_jacobian_blocks(J, *, figsize=(4.2, 5.6), lang="en", words=None):
+    """The rank-4 Jacobian ``∂Y/∂T`` of ``Y = TB`` as a 5×3 grid of 5×3 blocks.
+
+    Block ``(i, j)`` is ``∂Y_ij/∂T``: zero except its row ``i``, which holds
+    column ``j`` of ``B``, so the non-zero rows step down the grid like the
+    ones of the identity in ``I ⊗ Bᵀ``.
+    """
+    text = _text(lang, words)
+    J = as_array(J, "J", allow_complex=False)
+    M = jacobian_block_grid(J)
+    I_, J_, K, L = J.shape
+    fig = _figure(figsize)
+    ax = fig.add_subplot()
+    vmax = float(np.abs(M).max()) or 1.0
+    im = ax.imshow(M, cmap="RdBu_r", vmin=-vmax, vmax=vmax, interpolation="nearest", aspect="auto")
+    for r in range(1, I_):
+        ax.axhline(r * K - 0.5, color="0.2", lw=1.4)
+    for c in range(1, J_):
+        ax.axvline(c * L - 0.5, color="0.2", lw=1.4)
+    for r in range(I_ * K):
+        ax.axhline(r - 0.5, color="0.85", lw=0.3, zorder=0)
+    ax.set_yticks([i * K + (K - 1) / 2 for i in range(I_)], [f"i={i}" for i in range(I_)])
+    ax.set_xticks([j * L + (L - 1) / 2 for j in range(J_)], [f"j={j}" for j in range(J_)])
+    ax.xaxis.tick_top()
+    ax.tick_params(length=0, labelsize=10)
+    ax.set_ylabel(text("i (row of Y)"), fontsize=10)
+    ax.set_xlabel(
+        text("block (i, j) = ∂Y_ij/∂T:\nzero except row i, which is column j of B"), fontsize=9
+    )
+    fig.colorbar(im, ax=ax, shrink=0.6, label="∂Y_ij/∂T_kl")
+    return _redraw(fig, plot_jacobian_blocks, (J,), {"figsize": figsize})
+
+
+# ---- chapter 04: the VJP as a weighted sum of slices --------------------------
+
+
+def vjp_slices(J, G) -> tuple[np.ndarray, np.ndarray]:
+    """``(weighted, vjp)``: each slice ``J[i, j]`` times ``G[i, j]``, and their
+    sum over ``(i, j)``, the vector-Jacobian product ``G · J`` (shape of the
+    input)."""
+    J, G = as_array(J, "J"), as_array(G, "G")
+    check_ndim(J, "J", 4)
+    if G.shape != J.shape[:2]:
+        raise ValueError(f"G must have the output's shape {J.shape[:2]}, got {G.shape}")
+    weighted = G[:, :, None, None] * J
+    return weighted, weighted.sum(axis=(0, 1))
+
+
+def default_seeds(shape, rng_seed=0) -> dict:
+    """The three seeds of chapter 04: ones, one-hot at (0, 0), a random G
+    (standard normal, ``rng_seed``), keyed by their English names."""
+    one_hot = np.zeros(shape)
+    one_hot[0, 0] = 1.0
+    return {
+        "ones": np.ones(shape),
+        "one-hot at (0, 0)": one_hot,
+        "random G": np.random.default_rng(rng_seed).standard_normal(shape),
+    }
+
+
+def plot_vjp_slices(J, seeds=None, *, figsize=(4.8, 6.6), lang="en", words=None):
+    """One row per seed: the seed ``G`` (the weights), the block grid of
+    ``G_ij × ∂Y_ij/∂T``, and its sum over ``i, j`` (the axes of ``Y``), which is
+    the gradient, shaped like ``T``. ``seeds`` maps a name to ``G``
+    (default: :func:`default_seeds`); the names need Chinese in ``words``
+    unless they are the defaults'."""
+    text = _text(lang, words)
+    J = as_array(J, "J", allow_complex=False)
+    check_ndim(J, "J", 4)
+    seeds = default_seeds(J.shape[:2]) if seeds is None else dict(seeds)
+    fig = _figure(figsize)
+    grid = fig.add_gridspec(len(seeds), 3, width_ratios=[1.2, 2.2, 1.6])
+    for r, (name, G) in enumerate(seeds.items()):
+        weighted, vjp = vjp_slices(J, G)
+        ax_g = fig.add_subplot(grid[r, 0])
+        _heat(ax_g, G, vmax=max(1.0, float(np.abs(G).max())))
+        ax_g.set_ylabel(text(name), fontsize=10)
+        ax_w = fig.add_subplot(grid[r, 1])
+        M = jacobian_block_grid(weighted)
+        _heat(ax_w, M)
+        I_, J_, K, L = J.shape
+        for i in range(1, I_):
+            ax_w.axhline(i * K - 0.5, color="0.4", lw=0.6)
+        for j in range(1, J_):
+            ax_w.axvline(j * L - 0.5, color="0.4", lw=0.6)
+        ax_v = fig.add_subplot(grid[r, 2])
+        _heat(ax_v, vjp, numbers="{:.2f}", fontsize=8.5)
+        ax_w.annotate(
+            "",
+            xy=(1.12, 0.5),
+            xycoords="axes fraction",
+            xytext=(1.0, 0.5),
+            arrowprops={"arrowstyle": "-|>", "color": "0.2"},
+        )
+        if r == 0:
+            ax_g.set_title(text("seed G"), fontsize=10)
+            ax_w.set_title(text("G_ij × ∂Y_ij/∂T"), fontsize=10)
+            ax_v.set_title(text("Σ over i, j"), fontsize=10)
+    fig.supxlabel(
+        text("summed over i, j (the axes of Y)") + " → " + text("gradient (shape of T)"),
+        fontsize=9,
+    )
+    return _redraw(fig, plot_vjp_slices, (J,), {"seeds": seeds, "figsize": figsize})
+
+
+# ---- chapters 04/06: the backward pass that TensorFlow ran --------------------
+
+
+def backward_ops(
+    a_shape=(5, 3),
+    b_shape=(3, 3),
+    *,
+    transpose_a=False,
+    transpose_b=False,
+    seed="ones",
+    sources=("a", "b"),
+    names=("A", "B"),
+) -> list[dict]:
+    """The ops of ``tape.gradient(tf.matmul(a, b, ...), sources)`` as TensorFlow
+    traced them in a ``tf.function`` (read from its graph, not typed). The
+    tape watches the ``sources`` only (``"a"``, ``"b"`` or both).
+
+    ``seed="ones"`` lets the tape seed its ones; ``seed="G"`` passes an input
+    ``G`` as ``output_gradients``. ``names`` are the letters of ``a`` and
+    ``b`` (the puzzle: ``("T", "B")``). Each op is a dict: ``name``,
+    ``type``, ``inputs`` (names of the ops they come from), ``gradient``
+    (True for the ops that the tape added, named ``gradient_tape/...``),
+    ``output`` (True for what the function returns), ``symbol`` (a letter
+    for an input, ``G`` for the seed, ``Y`` for the product, the product it
+    computes, such as ``G Bᵀ``, for a gradient ``MatMul``), and for
+    ``MatMul`` its ``transpose_a`` and ``transpose_b``, for a ``Const`` its
+    ``value``. ``Identity`` ops (the function's outputs) are left out.
+    """
+    from .tf_matmul import _tf
+
+    if seed not in ("ones", "G"):
+        raise ValueError(f"seed must be 'ones' or 'G', got {seed!r}")
+    if not sources or set(sources) - {"a", "b"}:
+        raise ValueError(f"sources must be a non-empty sequence of 'a' and 'b', got {sources!r}")
+    if len(names) != 2 or "G" in names or "Y" in names or names[0] == names[1]:
+        raise ValueError(f"names must be two letters other than G and Y, got {names!r}")
+    tf = _tf()
+    m = a_shape[1] if transpose_a else a_shape[0]
+    n = b_shape[0] if transpose_b else b_shape[1]
+    specs = [
+        tf.TensorSpec(a_shape, tf.float32, name=names[0]),
+        tf.TensorSpec(b_shape, tf.float32, name=names[1]),
+    ]
+    if seed == "G":
+        specs.append(tf.TensorSpec((m, n), tf.float32, name="G"))
+
+    def run(a, b, g=None):
+        chosen = [{"a": a, "b": b}[s] for s in sources]
+        with tf.GradientTape() as tape:
+            tape.watch(chosen)  # only the sources: the tape skips the other branch
+            y = tf.matmul(a, b, transpose_a=transpose_a, transpose_b=transpose_b)
+        return tape.gradient(y, chosen, output_gradients=g)
+
+    graph = tf.function(run).get_concrete_function(*specs).graph
+    outputs, ops, symbols = set(), [], {}
+    for op in graph.get_operations():
+        if op.type == "Identity":
+            outputs.update(t.op.name for t in op.inputs)
+            continue
+        record = {
+            "name": op.name,
+            "type": op.type,
+            "inputs": [t.op.name for t in op.inputs],
+            "gradient": op.name.startswith("gradient_tape/"),
+        }
+        if op.type == "MatMul":
+            record["transpose_a"] = bool(op.get_attr("transpose_a"))
+            record["transpose_b"] = bool(op.get_attr("transpose_b"))
+        if op.type == "Const":
+            record["value"] = tf.make_ndarray(op.get_attr("value"))
+        if op.type == "Placeholder":
+            symbol = op.name
+        elif op.type == "MatMul" and not record["gradient"]:
+            symbol = "Y"
+        elif op.type == "MatMul":
+            symbol = op_formula(record, symbols)
+        else:  # what the tape seeds: Const "ones" (static shapes) or Fill
+            symbol = "G"
+        symbols[op.name] = record["symbol"] = symbol
+        ops.append(record)
+    for record in ops:
+        record["output"] = record["name"] in outputs
+    return ops
+
+
+def op_formula(op, symbols) -> str:
+    """``MatMul(x, y, transpose_a, transpose_b)`` as a product, such as ``G Bᵀ``
+    (``symbols`` maps op names to letters)."""
+    if op["type"] != "MatMul":
+        raise ValueError(f"op_formula needs a MatMul op, got {op['type']}")
+    x, y = (symbols.get(name, name) for name in op["inputs"])
+    return f"{x}{'ᵀ' if op['transpose_a'] else ''} {y}{'ᵀ' if op['transpose_b'] else ''}"
+
+
+def gradient_products(ops) -> dict:
+    """The product each gradient ``MatMul`` of ``ops`` (:func:`backward_ops`)
+    computes, keyed by its source: ``{"dA": "G Bᵀ", "dB": "Aᵀ G"}``. The
+    gradient of one operand multiplies ``G`` by the *other* operand, so the
+    source is the input letter missing from the product."""
+    letters = [op["symbol"] for op in ops if op["type"] == "Placeholder" and op["symbol"] != "G"]
+    found = {}
+    for op in ops:
+        if op["type"] == "MatMul" and op["gradient"]:
+            used = {factor.rstrip("ᵀ") for factor in op["symbol"].split()}
+            (missing,) = [letter for letter in letters if letter not in used]
+            found["d" + missing] = op["symbol"]
+    return found
+
+
+def plot_backward_graph(ops, *, figsize=(4.8, 3.4), lang="en", words=None):
+    """The ops of :func:`backward_ops` as a graph: inputs and the seed on the
+    left, each op in a column after its inputs, the tape's gradient ops in
+    red with their ``transpose_a``/``transpose_b`` and the product they
+    compute (``G Bᵀ``)."""
+    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+    text = _text(lang, words)
+    if not ops:
+        raise ValueError("ops is empty")
+    products = {v: k for k, v in gradient_products(ops).items()}
+    depth = {}
+    for op in ops:  # TensorFlow lists a graph's ops after their inputs
+        depth[op["name"]] = 1 + max((depth.get(i, 0) for i in op["inputs"]), default=-1)
+    columns: dict[int, list] = {}
+    for op in ops:
+        columns.setdefault(depth[op["name"]], []).append(op)
+    fig = _figure(figsize)
+    ax = fig.add_subplot()
+    where = {}
+    width = 1.5
+    for col, members in columns.items():
+        for row, op in enumerate(members):
+            where[op["name"]] = (col * 1.9, -row * 1.25)
+    for op in ops:
+        x, y = where[op["name"]]
+        if op["type"] == "MatMul":
+            label = (
+                f"MatMul\n{products.get(op['symbol'], '')} = {op['symbol']}"
+                if op["gradient"]
+                else f"MatMul\nY = {op['inputs'][0]} {op['inputs'][1]}"
+            )
+            flags = [f for f in ("transpose_a", "transpose_b") if op.get(f)]
+            if flags:
+                label += "\n" + ", ".join(text(f"{f}=True") for f in flags)
+        elif op["type"] == "Placeholder":
+            label = f"{text('input')}\n{op['symbol']}"
+        else:
+            label = f"{text('seed')} G\n{op['type']} ({op['name']})"
+        # Red: what the tape added (its seed, the gradient ops); blue: the
+        # forward MatMul; grey: the inputs.
+        if op["type"] == "Placeholder":
+            colour = "#555555"
+        elif op["type"] == "MatMul" and not op["gradient"]:
+            colour = "#1f5fa8"
+        else:
+            colour = "#c0392b"
+        ax.add_patch(
+            FancyBboxPatch(
+                (x - width / 2, y - 0.45),
+                width,
+                0.9,
+                boxstyle="round,pad=0.05",
+                fc="white",
+                ec=colour,
+                lw=1.6,
+            )
+        )
+        ax.text(x, y, label, ha="center", va="center", fontsize=8.5, color=colour)
+        for source in op["inputs"]:
+            sx, sy = where[source]
+            ax.add_patch(
+                FancyArrowPatch(
+                    (sx + width / 2 + 0.05, sy),
+                    (x - width / 2 - 0.05, y),
+                    arrowstyle="-|>",
+                    mutation_scale=10,
+                    color="0.45",
+                    lw=1,
+                    connectionstyle="arc3,rad=0.0",
+                )
+            )
+    xs = [p[0] for p in where.values()]
+    ys = [p[1] for p in where.values()]
+    ax.set_xlim(min(xs) - width / 2 - 0.2, max(xs) + width / 2 + 0.2)
+    ax.set_ylim(min(ys) - 0.7, max(ys) + 0.7)
+    ax.set_axis_off()
+    ax.set_title(text("traced by tf.function"), fontsize=9, color="0.3")
+    return _redraw(fig, plot_backward_graph, (ops,), {"figsize": figsize})
+
+
+# ---- chapter 06: the four transpose branches ----------------------------------
+
+
+def matmul_grad_branches(a_shape=(5, 3), b_shape=(3, 3)) -> dict:
+    """For each ``(transpose_a, transpose_b)``, the products TensorFlow's
+    gradient of ``MatMul`` computes, read from the traced graph with an input
+    ``G`` as the seed: ``{(False, False): {"dA": "G Bᵀ", "dB": "Aᵀ G"}, ...}``.
+    ``a_shape`` and ``b_shape`` are the stored shapes for the first branch;
+    the others transpose them so that every product is defined."""
+    out = {}
+    for ta in (False, True):
+        for tb in (False, True):
+            a = a_shape[::-1] if ta else a_shape
+            b = b_shape[::-1] if tb else b_shape
+            ops = backward_ops(a, b, transpose_a=ta, transpose_b=tb, seed="G")
+            out[ta, tb] = gradient_products(ops)
+    return out
+
+
+def _glyph(ax, x, y, name, shape, colour, transposed):
+    from matplotlib.patches import Rectangle
+
+    rows, cols = shape
+    h, w = rows * 0.16, cols * 0.16
+    ax.add_patch(
+        Rectangle(
+            (x, y - h / 2),
+            w,
+            h,
+            fc=colour,
+            ec="0.25",
+            lw=1,
+            hatch="///" if transposed else None,
+            alpha=0.9,
+        )
+    )
+    ax.text(
+        x + w / 2,
+        y,
+        name,
+        ha="center",
+        va="center",
+        fontsize=10,
+        fontweight="bold",
+        bbox={"fc": "white", "ec": "none", "pad": 0.5, "alpha": 0.8},
+    )
+    return x + w
+
+
+def plot_matmul_branches(
+    branches, *, a_shape=(5, 3), b_shape=(3, 3), figsize=(4.8, 5.6), lang="en", words=None
+):
+    """The four branches of ``MatMul``'s gradient (:func:`matmul_grad_branches`),
+    one panel each: the products for ``dA`` and ``dB`` drawn as matrices in
+    proportion to their shapes, ``G`` in red, a transposed operand hatched,
+    with the side where ``G`` enters."""
+    text = _text(lang, words)
+    if set(branches) != {(False, False), (False, True), (True, False), (True, True)}:
+        raise ValueError(
+            f"branches must have the four (transpose_a, transpose_b) keys, got {sorted(branches)}"
+        )
+    fig = _figure(figsize)
+    axes = fig.subplots(4, 1)
+    m, k = a_shape
+    n = b_shape[1]
+    for ax, ((ta, tb), products) in zip(axes, sorted(branches.items()), strict=True):
+        # The stored shapes in this branch (a transposed operand is stored transposed).
+        shapes = {"A": (k, m) if ta else (m, k), "B": (n, k) if tb else (k, n), "G": (m, n)}
+        ax.set_title(f"MatMul(A, B, transpose_a={ta}, transpose_b={tb})", fontsize=9)
+        for line, key in enumerate(("dA", "dB")):
+            y = -line * 1.1
+            x = 0.0
+            ax.text(x, y, f"{key} =", ha="left", va="center", fontsize=10)
+            x += 0.75
+            factors = products[key].split()
+            for factor in factors:
+                name = factor.rstrip("ᵀ")
+                transposed = factor.endswith("ᵀ")
+                shape = shapes[name][::-1] if transposed else shapes[name]
+                colour = "#e8a0a0" if name == "G" else "#cfd8e6"
+                x = _glyph(ax, x, y, factor, shape, colour, transposed) + 0.15
+            side = "G enters on the left" if factors[0].startswith("G") else "G enters on the right"
+            ax.text(x + 0.1, y, text(side), ha="left", va="center", fontsize=8.5, color="0.3")
+        ax.set_xlim(-0.1, 5.2)
+        ax.set_ylim(-1.1 - 0.55, 0.55)
+        ax.set_aspect("equal")
+        ax.set_axis_off()
+    return _redraw(
+        fig,
+        plot_matmul_branches,
+        (branches,),
+        {"a_shape": a_shape, "b_shape": b_shape, "figsize": figsize},
+    )
+
+
+# ---- chapter 07: broadcast forward, sum backward --------------------------------
+
+
+def broadcast_sum_data(x, y, grad, which="y") -> dict:
+    """How ``BatchMatMulV2``'s gradient sums over a broadcast batch axis.
+
+    For the input ``which`` (``"x"`` or ``"y"``): ``per_batch`` is its
+    gradient batch by batch (shaped like the output's batch), ``axes`` the
+    batch axes broadcasting stretched (of size 1, or missing, in the input),
+    and ``gradient`` their sum, which equals
+    :func:`matgrad.tf_matmul.batch_matmul_grad`'s."""
+    from .tf_matmul import batch_matmul_grad
+
+    if which not in ("x", "y"):
+        raise ValueError(f"which must be 'x' or 'y', got {which!r}")
+    x, y, grad = as_array(x, "x"), as_array(y, "y"), as_array(grad, "grad")
+    gx, gy = batch_matmul_grad(x, y, grad)  # checks shapes
+    batch = grad.shape[:-2]
+    if which == "x":
+        per_batch = grad @ np.swapaxes(np.broadcast_to(y, batch + y.shape[-2:]), -1, -2).conj()
+        own, final = x.shape, gx
+    else:
+        per_batch = np.swapaxes(np.broadcast_to(x, batch + x.shape[-2:]), -1, -2).conj() @ grad
+        own, final = y.shape, gy
+    padded = (1,) * (len(batch) - (len(own) - 2)) + own[:-2]
+    axes = tuple(i for i, (s, b) in enumerate(zip(padded, batch, strict=True)) if s == 1 and b != 1)
+    summed = per_batch.sum(axis=axes, keepdims=True).reshape(final.shape)
+    np.testing.assert_allclose(summed, final, rtol=1e-10, atol=1e-12)
+    return {"batch": batch, "axes": axes, "per_batch": per_batch, "gradient": final, "shape": own}
+
+
+def plot_broadcast_sum(x, y, grad, which="y", *, figsize=(4.8, 4.8), lang="en", words=None):
+    """Broadcast forward, sum backward, for a batch of rank 2 (b0, b1): the
+    output's batch as a grid of per-batch gradients of ``which``; arrows sum
+    them along the broadcast axis into the input's own gradient (last row or
+    column)."""
+    text = _text(lang, words)
+    d = broadcast_sum_data(x, y, grad, which)
+    if len(d["batch"]) != 2 or len(d["axes"]) != 1:
+        raise ValueError(
+            f"plot_broadcast_sum draws a batch of rank 2 with one broadcast axis, got batch "
+            f"{d['batch']} and broadcast axes {d['axes']}"
+        )
+    (axis,) = d["axes"]
+    b0, b1 = d["batch"]
+    per = d["per_batch"]
+    vmax = float(np.abs(per).max())
+    fig = _figure(figsize)
+    rows, cols = (b0 + 1, b1) if axis == 0 else (b0, b1 + 1)
+    grid = fig.add_gridspec(rows, cols)
+    for i in range(b0):
+        for j in range(b1):
+            ax = fig.add_subplot(grid[i, j])
+            _heat(ax, per[i, j].real, vmax=vmax)
+            if i == 0:
+                ax.set_title(f"b1={j}", fontsize=9)
+            if j == 0:
+                ax.set_ylabel(f"b0={i}", fontsize=9, rotation=0, ha="right", va="center")
+    final = d["gradient"].reshape((-1,) + d["gradient"].shape[-2:])
+    for t in range(len(final)):
+        ax = fig.add_subplot(grid[b0, t] if axis == 0 else grid[t, b1])
+        _heat(ax, final[t].real, vmax=float(np.abs(final).max()))
+        if axis == 0 and t == 0:
+            ax.set_ylabel("Σ", fontsize=11, rotation=0, ha="right", va="center", color="#c0392b")
+        if axis == 1 and t == 0:
+            ax.set_title("Σ", fontsize=11, color="#c0392b")
+        for spine in ax.spines.values():
+            spine.set_color("#c0392b")
+            spine.set_linewidth(2)
+    fig.suptitle(
+        text("forward: {} is used by every batch", which)
+        + "\n"
+        + text("backward: one gradient per batch"),
+        fontsize=10,
+    )
+    fig.supxlabel(
+        text("Σ over the broadcast axis {}", axis)
+        + " → "
+        + text("gradient of {} (its own shape {})", which, d["shape"]),
+        fontsize=9,
+    )
+    return _redraw(fig, plot_broadcast_sum, (x, y, grad, which), {"figsize": figsize})
+
+
+# ---- Wirtinger: the complex gradient as a vector --------------------------------
+
+
+def complex_gradient_data(f, z0, *, half_width=1.5, n=81, h=1e-6) -> dict:
+    """A real function ``f`` of a complex ``z`` around ``z0``: the grid of its
+    values, and its gradient read as a complex number, ``∂f/∂x + i ∂f/∂y``
+    (central differences), which TensorFlow and PyTorch return (``2 ∂f/∂z̄``);
+    JAX's ``grad`` returns its conjugate."""
+    check_callable(f, "f")
+    z0 = complex(z0)
+    dx = (f(z0 + h) - f(z0 - h)) / (2 * h)
+    dy = (f(z0 + 1j * h) - f(z0 - 1j * h)) / (2 * h)
+    if np.iscomplexobj(np.asarray(dx)) and abs(np.imag(dx)) > 0:
+        raise ValueError("f must return real values")
+    xs = np.linspace(z0.real - half_width, z0.real + half_width, n)
+    ys = np.linspace(z0.imag - half_width, z0.imag + half_width, n)
+    Z = xs[None, :] + 1j * ys[:, None]
+    values = np.real(np.vectorize(f)(Z))
+    return {
+        "z0": z0,
+        "gradient": complex(dx) + 1j * complex(dy),
+        "xs": xs,
+        "ys": ys,
+        "values": values,
+    }
+
+
+def plot_complex_gradient(
+    f, z0, gradient=None, *, scale=None, figsize=(4.2, 4.2), lang="en", words=None
+):
+    """The gradient of a real ``f(z)`` at ``z0`` drawn as a vector in the plane,
+    over the level sets of ``f``: ``∂f/∂x + i ∂f/∂y`` points uphill, across
+    the level sets; its conjugate (JAX's ``grad``) is its mirror image.
+    ``gradient``: what the page's framework returned (checked against the
+    central differences)."""
+    text = _text(lang, words)
+    d = complex_gradient_data(f, z0)
+    g = d["gradient"]
+    if gradient is not None:
+        if abs(complex(gradient) - g) > 1e-4 * max(1.0, abs(g)):
+            raise ValueError(f"gradient {gradient} differs from the central differences {g}")
+        g = complex(gradient)
+    fig = _figure(figsize)
+    ax = fig.add_subplot()
+    ax.contour(d["xs"], d["ys"], d["values"], levels=12, colors="0.7", linewidths=0.8)
+    z0 = d["z0"]
+    # The level set through z0: the gradient is perpendicular to it.
+    ax.contour(
+        d["xs"], d["ys"], d["values"], levels=[float(np.real(f(z0)))], colors="0.25", linewidths=1.2
+    )
+    scale = scale or 1.0 / max(abs(g), 1e-12)
+    for vec, colour, style, label in (
+        (g, "#c0392b", "-", text("∂L/∂x + i ∂L/∂y (TensorFlow, PyTorch)")),
+        (g.conjugate(), "#1f5fa8", "--", text("its conjugate (JAX's grad)")),
+    ):
+        ax.annotate(
+            "",
+            xy=(z0.real + scale * vec.real, z0.imag + scale * vec.imag),
+            xytext=(z0.real, z0.imag),
+            arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 2, "linestyle": style},
+        )
+        ax.plot([], [], color=colour, ls=style, lw=2, label=label)
+    ax.plot([z0.real], [z0.imag], "ko", ms=4)
+    ax.plot([], [], color="0.7", lw=0.8, label=text("level sets of L"))
+    ax.set_aspect("equal")
+    ax.set_xlabel(text("x = Re z"), fontsize=10)
+    ax.set_ylabel(text("y = Im z"), fontsize=10)
+    ax.tick_params(labelsize=9)
+    ax.legend(fontsize=8.5, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)
+    return _redraw(
+        fig, plot_complex_gradient, (f, z0, gradient), {"scale": scale, "figsize": figsize}
+    )
+
+
+# ---- reverse-mode costs: what the tape keeps alive -------------------------------
+
+
+def tape_live_bytes(steps=6, n=64, seed=0) -> dict:
+    """Bytes of intermediates alive at each step of a chain of products
+    ``h ← h @ W_t`` (``steps`` matrices ``n × n``, float64) recorded by
+    :class:`matgrad.tape.Tape`, through its forward and its backward pass.
+
+    Forward: after step ``t`` the tape holds every intermediate made so far
+    (its records keep them for their VJPs). Backward: an intermediate is
+    freed once the record that uses it has been processed, so while the
+    VJP of step ``t`` runs, the inputs of steps ``1..t`` are alive. Read from
+    the tape's records (which arrays each keeps), not assumed.
+    ``forward_mode`` is what forward mode keeps: the current value and its
+    tangent.
+    """
+    from .tape import Tape, Variable
+
+    if steps < 1 or n < 1:
+        raise ValueError(f"steps and n must be positive, got {steps} and {n}")
+    rng = np.random.default_rng(seed)
+    Ws = [rng.standard_normal((n, n)) / math.sqrt(n) for _ in range(steps)]
+    made = []
+    with Tape() as tape:
+        h = tape.watch(rng.standard_normal((n, n)))
+        for W in Ws:
+            h = h @ W
+            made.append(h)
+    records = tape._records  # (output, inputs, vjp) per op: matgrad's own Tape
+    if len(records) != steps:
+        raise RuntimeError(f"the tape recorded {len(records)} ops for {steps} steps")
+    intermediate = {id(v): v.value.nbytes for v in made}
+
+    def kept(upto):
+        """Bytes of the intermediates that the VJPs of records[:upto] keep."""
+        ids = {id(x) for _, inputs, _ in records[:upto] for x in inputs if isinstance(x, Variable)}
+        return sum(intermediate[i] for i in ids if i in intermediate)
+
+    # Forward, after step t: what the records so far keep, and the newest output.
+    forward = [kept(t) + made[t - 1].value.nbytes for t in range(1, steps + 1)]
+    # Backward, while the VJP of record r runs (from the last): what records[:r + 1]
+    # still keep; the later records' inputs have been freed.
+    backward = [kept(r + 1) for r in range(steps - 1, -1, -1)]
+    one = n * n * 8
+    return {
+        "forward": np.array(forward),
+        "backward": np.array(backward),
+        "forward_mode": np.full(steps, 2 * one),
+        "matrix_bytes": one,
+    }
+
+
+def plot_tape_memory(steps=6, n=64, *, figsize=(4.6, 3.2), lang="en", words=None):
+    """Live intermediates over time: the tape's bytes rise by one ``n × n``
+    matrix per forward step and fall back during the backward pass
+    (:func:`tape_live_bytes`), against forward mode's constant two."""
+    text = _text(lang, words)
+    d = tape_live_bytes(steps, n)
+    kib = 1024
+    series = np.concatenate([d["forward"], d["backward"]]) / kib
+    t = np.arange(1, len(series) + 1)
+    fig = _figure(figsize)
+    ax = fig.add_subplot()
+    ax.axvspan(0.5, steps + 0.5, color="#1f5fa8", alpha=0.07)
+    ax.axvspan(steps + 0.5, 2 * steps + 0.5, color="#c0392b", alpha=0.07)
+    ax.step(
+        t,
+        series,
+        where="mid",
+        color="#c0392b",
+        lw=2,
+        label=text("reverse mode: the tape keeps every intermediate"),
+    )
+    ax.step(
+        t[:steps],
+        d["forward_mode"] / kib,
+        where="mid",
+        color="#1f5fa8",
+        lw=2,
+        ls="--",
+        label=text("forward mode: value and tangent only"),
+    )
+    peak = series.max()
+    ax.annotate(
+        text("peak {} KiB", f"{peak:g}"),
+        (steps, peak),
+        xytext=(4, 4),
+        textcoords="offset points",
+        fontsize=9,
+    )
+    ax.text(
+        steps / 2 + 0.5, peak * 1.12, text("forward pass"), ha="center", fontsize=9, color="#1f5fa8"
+    )
+    ax.text(
+        1.5 * steps + 0.5,
+        peak * 1.12,
+        text("backward pass"),
+        ha="center",
+        fontsize=9,
+        color="#c0392b",
+    )
+    ax.set_ylim(0, peak * 1.3)
+    ax.set_xticks(t)
+    ax.set_xlabel(text("step"), fontsize=10)
+    ax.set_ylabel(text("live intermediates (KiB)"), fontsize=10)
+    ax.tick_params(labelsize=9)
+    ax.legend(fontsize=8.5, loc="upper center", bbox_to_anchor=(0.5, -0.28), frameon=False)
+    return _redraw(fig, plot_tape_memory, (steps, n), {"figsize": figsize})
+
+
+# ---- second derivatives: the least-squares Hessian --------------------------------
+
+
+def hessian_blocks(H) -> dict:
+    """A rank-4 Hessian ``H[a, b, c, d]`` of a matrix function, flattened
+    row-major, with its ``(a, c)`` blocks ``H[a, :, c, :]``: ``scales[a, c]``
+    is ``c`` when the block is ``c·I`` (else NaN), ``residual`` the largest
+    distance of a block from its ``c·I``. For least squares,
+    ``scales = XᵀX``."""
+    H = as_array(H, "H", allow_complex=False)
+    check_ndim(H, "H", 4)
+    n, m = H.shape[:2]
+    if H.shape != (n, m, n, m):
+        raise ValueError(f"H must have shape (n, m, n, m), got {H.shape}")
+    flat = H.reshape(n * m, n * m)
+    scales = np.empty((n, n))
+    residual = 0.0
+    for a in range(n):
+        for c in range(n):
+            block = H[a, :, c, :]
+            scale = float(np.trace(block)) / m
+            residual = max(residual, float(np.abs(block - scale * np.eye(m)).max()))
+            scales[a, c] = scale
+    return {"flat": flat, "scales": scales, "residual": residual}
+
+
+def plot_hessian_structure(H, *, figsize=(4.8, 3.0), lang="en", words=None):
+    """The flattened Hessian of a matrix function next to the scales of its
+    blocks: for least squares every block is a multiple of the identity, and
+    the multiples are ``XᵀX`` (the Hessian is ``XᵀX ⊗ I``)."""
+    text = _text(lang, words)
+    d = hessian_blocks(H)
+    n, m = H.shape[:2]
+    fig = _figure(figsize)
+    grid = fig.add_gridspec(1, 2, width_ratios=[1.5, 1])
+    ax = fig.add_subplot(grid[0, 0])
+    vmax = float(np.abs(d["flat"]).max())
+    _heat(ax, d["flat"], vmax=vmax)
+    for p in range(1, n):
+        ax.axhline(p * m - 0.5, color="0.3", lw=0.8)
+        ax.axvline(p * m - 0.5, color="0.3", lw=0.8)
+    ax.set_title(text("flattened Hessian"), fontsize=10)
+    ax.set_xlabel(text("entry of W (row-major)"), fontsize=9)
+    ax_s = fig.add_subplot(grid[0, 1])
+    _heat(ax_s, d["scales"], vmax=vmax, numbers="{:.1f}", fontsize=8.5)
+    ax_s.set_title(text("block scales (each block is c·I)"), fontsize=9, wrap=True)
+    ax_s.set_aspect("equal")
+    return _redraw(fig, plot_hessian_structure, (H,), {"figsize": figsize})

@@ -1,0 +1,252 @@
+"""matgrad.figures: the data each figure draws, its Chinese twin, its size on a phone.
+
+The data functions are checked against the book's closed forms (B's row
+sums, I ⊗ Bᵀ, G Bᵀ, TensorFlow's own gradient rule, XᵀX ⊗ I), and the
+backward pass against the graph TensorFlow traces. Every figure is drawn in
+both languages, through the same path as ``matgrad.plotting.show``, and its
+smallest text is measured at a phone's width.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+import pytest
+
+from matgrad import figures as F
+from matgrad.examples import EXPECTED_SEED_GRAD_ROW, SEED_B, SEED_T
+from matgrad.jacobian import matmul_jacobian, numeric_hessian
+from matgrad.tf_matmul import batch_matmul_grad, matmul_grad
+
+T64, B64 = SEED_T.astype(np.float64), SEED_B.astype(np.float64)
+J = matmul_jacobian(T64, B64, wrt="a")
+
+
+# ---- data ----------------------------------------------------------------------
+
+
+def test_puzzle_data_rows_are_b_row_sums():
+    d = F.puzzle_data(SEED_T, SEED_B)
+    np.testing.assert_array_equal(d["G"], np.ones((5, 3)))
+    np.testing.assert_allclose(d["grad"], np.tile(SEED_B.sum(axis=1), (5, 1)), rtol=1e-6)
+    np.testing.assert_allclose(d["row_sums"], EXPECTED_SEED_GRAD_ROW, rtol=1e-6)
+    np.testing.assert_allclose(d["Y"], SEED_T @ SEED_B)
+
+
+def test_puzzle_data_checks_the_given_gradient():
+    good = np.tile(SEED_B.sum(axis=1), (5, 1))
+    assert F.puzzle_data(SEED_T, SEED_B, grad=good)["grad"] is not None
+    with pytest.raises(AssertionError):
+        F.puzzle_data(SEED_T, SEED_B, grad=good + 0.1)
+    with pytest.raises(ValueError, match="T's shape"):
+        F.puzzle_data(SEED_T, SEED_B, grad=good[:2])
+    with pytest.raises(ValueError, match="T @ B"):
+        F.puzzle_data(SEED_T, SEED_B[:2])
+    with pytest.raises(TypeError, match="T must have"):
+        F.puzzle_data(np.ones((5, 3), dtype=int), SEED_B)
+
+
+def test_jacobian_block_grid_blocks_and_kronecker():
+    M = F.jacobian_block_grid(J)
+    assert M.shape == (25, 9)
+    for i in range(5):
+        for j in range(3):
+            block = M[i * 5 : (i + 1) * 5, j * 3 : (j + 1) * 3]
+            np.testing.assert_array_equal(block, np.outer(np.eye(5)[i], B64[:, j]))
+    # The same entries, flattened the other way, are I ⊗ Bᵀ (chapter 02).
+    back = M.reshape(5, 5, 3, 3).transpose(0, 2, 1, 3).reshape(15, 15)
+    np.testing.assert_array_equal(back, np.kron(np.eye(5), B64.T))
+    with pytest.raises(ValueError, match="rank 4"):
+        F.jacobian_block_grid(np.ones((5, 3)))
+
+
+def test_vjp_slices_for_the_three_seeds():
+    seeds = F.default_seeds((5, 3))
+    assert list(seeds) == ["ones", "one-hot at (0, 0)", "random G"]
+    for G in seeds.values():
+        weighted, vjp = F.vjp_slices(J, G)
+        np.testing.assert_allclose(weighted.sum(axis=(0, 1)), vjp)
+        np.testing.assert_allclose(vjp, G @ B64.T, atol=1e-12)
+    _, ones = F.vjp_slices(J, seeds["ones"])
+    np.testing.assert_allclose(ones, np.tile(B64.sum(axis=1), (5, 1)))
+    _, hot = F.vjp_slices(J, seeds["one-hot at (0, 0)"])
+    np.testing.assert_array_equal(hot[0], B64[:, 0])  # B's first column, in row 0
+    assert not hot[1:].any()
+    with pytest.raises(ValueError, match="output's shape"):
+        F.vjp_slices(J, np.ones((3, 5)))
+
+
+def test_backward_ops_are_read_from_the_traced_graph():
+    ops = F.backward_ops(names=("T", "B"))
+    by_symbol = {op["symbol"]: op for op in ops}
+    seed = by_symbol["G"]
+    assert seed["type"] in ("Const", "Fill")  # ones: a constant when the shape is static
+    if seed["type"] == "Const":
+        np.testing.assert_array_equal(seed["value"], np.ones((5, 3)))
+    forward = by_symbol["Y"]
+    assert forward["type"] == "MatMul" and forward["inputs"] == ["T", "B"]
+    assert not forward["transpose_a"] and not forward["transpose_b"]
+    assert F.gradient_products(ops) == {"dT": "G Bᵀ", "dB": "Tᵀ G"}
+    d_t = by_symbol["G Bᵀ"]
+    assert d_t["gradient"] and d_t["output"] and d_t["transpose_b"] and not d_t["transpose_a"]
+    assert d_t["inputs"] == [seed["name"], "B"]
+    # Watching T only, the tape asks MatMul's gradient for T's branch only.
+    only_t = F.backward_ops(names=("T", "B"), sources=("a",))
+    assert F.gradient_products(only_t) == {"dT": "G Bᵀ"}
+    assert [op["type"] for op in only_t].count("MatMul") == 2
+
+
+def test_backward_ops_rejects_bad_arguments():
+    with pytest.raises(ValueError, match="seed"):
+        F.backward_ops(seed="zeros")
+    with pytest.raises(ValueError, match="sources"):
+        F.backward_ops(sources=("c",))
+    with pytest.raises(ValueError, match="names"):
+        F.backward_ops(names=("G", "B"))
+
+
+def test_the_four_branches_agree_with_matmul_grad():
+    branches = F.matmul_grad_branches()
+    assert branches[False, False] == {"dA": "G Bᵀ", "dB": "Aᵀ G"}
+    rng = np.random.default_rng(1)
+    for (ta, tb), products in branches.items():
+        a = rng.standard_normal((3, 5) if ta else (5, 3))
+        b = rng.standard_normal((3, 3))
+        g = rng.standard_normal((5, 3))
+        arrays = {"A": a, "B": b, "G": g}
+
+        def evaluate(product, arrays=arrays):
+            x, y = product.split()
+            value = [arrays[f.rstrip("ᵀ")].T if f.endswith("ᵀ") else arrays[f] for f in (x, y)]
+            return value[0] @ value[1]
+
+        want_a, want_b = matmul_grad(a, b, g, transpose_a=ta, transpose_b=tb)
+        np.testing.assert_allclose(evaluate(products["dA"]), want_a, atol=1e-12)
+        np.testing.assert_allclose(evaluate(products["dB"]), want_b, atol=1e-12)
+
+
+def test_broadcast_sum_data_matches_batch_matmul_grad():
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((2, 1, 3, 4)), rng.standard_normal((5, 4, 6))
+    g = rng.standard_normal((2, 5, 3, 6))
+    gx, gy = batch_matmul_grad(x, y, g)
+    dy = F.broadcast_sum_data(x, y, g, "y")
+    assert dy["axes"] == (0,) and dy["per_batch"].shape == (2, 5, 4, 6)
+    np.testing.assert_allclose(dy["per_batch"].sum(axis=0), gy)
+    dx = F.broadcast_sum_data(x, y, g, "x")
+    assert dx["axes"] == (1,) and dx["per_batch"].shape == (2, 5, 3, 4)
+    np.testing.assert_allclose(dx["per_batch"].sum(axis=1, keepdims=True), gx)
+    with pytest.raises(ValueError, match="which"):
+        F.broadcast_sum_data(x, y, g, "z")
+
+
+def test_complex_gradient_is_two_d_f_d_conj_z():
+    z0 = 0.6 + 0.5j
+    d = F.complex_gradient_data(lambda z: abs(z) ** 2, z0)
+    assert abs(d["gradient"] - 2 * z0) < 1e-6  # 2 ∂|z|²/∂z̄ = 2z
+    assert d["values"].shape == (81, 81)
+    with pytest.raises(TypeError):
+        F.complex_gradient_data(3, z0)
+
+
+def test_tape_live_bytes_rise_and_fall_one_matrix_per_step():
+    d = F.tape_live_bytes(steps=5, n=8)
+    one = d["matrix_bytes"]
+    assert one == 8 * 8 * 8
+    np.testing.assert_array_equal(d["forward"], one * np.arange(1, 6))
+    # While step t's VJP runs, the intermediates of steps 1..t-1 are alive.
+    np.testing.assert_array_equal(d["backward"], one * np.array([4, 3, 2, 1, 0]))
+    np.testing.assert_array_equal(d["forward_mode"], np.full(5, 2 * one))
+    with pytest.raises(ValueError, match="positive"):
+        F.tape_live_bytes(steps=0)
+
+
+def test_hessian_blocks_of_least_squares_are_xtx():
+    rng = np.random.default_rng(0)
+    X, D = rng.standard_normal((6, 3)), rng.standard_normal((6, 2))
+
+    def loss(W):
+        return 0.5 * np.sum((X @ W - D) ** 2)
+
+    H = numeric_hessian(loss, rng.standard_normal((3, 2)))
+    d = F.hessian_blocks(H)
+    np.testing.assert_allclose(d["scales"], X.T @ X, rtol=1e-6, atol=1e-6)
+    assert d["residual"] < 1e-6
+    np.testing.assert_allclose(d["flat"], np.kron(X.T @ X, np.eye(2)), rtol=1e-6, atol=1e-6)
+    with pytest.raises(ValueError, match=r"\(n, m, n, m\)"):
+        F.hessian_blocks(np.ones((3, 2, 2, 3)))
+
+
+# ---- drawing: both languages, legible on a phone ---------------------------------
+
+
+def _figures():
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((2, 1, 3, 4)), rng.standard_normal((5, 4, 6))
+    g = rng.standard_normal((2, 5, 3, 6))
+    X = rng.standard_normal((6, 3))
+    H = np.einsum("ac,bd->abcd", X.T @ X, np.eye(2))
+    return {
+        "puzzle": (F.plot_puzzle, (SEED_T, SEED_B), {}),
+        "blocks": (F.plot_jacobian_blocks, (J,), {}),
+        "vjp": (F.plot_vjp_slices, (J,), {}),
+        "graph": (F.plot_backward_graph, (F.backward_ops(names=("T", "B")),), {}),
+        "branches": (F.plot_matmul_branches, (F.matmul_grad_branches(),), {}),
+        "broadcast": (F.plot_broadcast_sum, (x, y, g), {}),
+        "complex": (F.plot_complex_gradient, (lambda z: abs(z * z - 1) ** 2, 0.6 + 0.5j), {}),
+        "tape": (F.plot_tape_memory, (), {}),
+        "hessian": (F.plot_hessian_structure, (H,), {}),
+    }
+
+
+@pytest.mark.parametrize("name", list(_figures()))
+def test_each_figure_in_both_languages_is_legible_on_a_phone(name, monkeypatch):
+    import matplotlib.pyplot as plt
+
+    from matgrad import plotting
+
+    function, args, kwargs = _figures()[name]
+    fig = function(*args, **kwargs)
+    assert fig.get_size_inches()[0] <= F.PHONE_WIDTH_IN
+    assert F.smallest_text_px(fig) >= F.MIN_TEXT_PX, name
+    english = {t.get_text() for t in fig.findobj(matplotlib.text.Text)}
+    shown = []
+    monkeypatch.setattr(
+        "IPython.display.display", lambda data, **kw: shown.append((data, kw["metadata"]))
+    )
+    plotting.show(fig=fig)  # draws the Chinese twin through fig.matgrad_redraw
+    ((data, metadata),) = shown
+    assert metadata["matgrad"]["zh_CN"]["image/png"] != data["image/png"]
+    with plt.rc_context({"font.family": ["DejaVu Sans", plotting.cjk_font()]}):
+        zh = fig.matgrad_redraw("zh_CN", None)
+        chinese = {t.get_text() for t in zh.findobj(matplotlib.text.Text)}
+        assert F.smallest_text_px(zh) >= F.MIN_TEXT_PX
+    # Every English phrase of the figure is translated or is math and code only.
+    english_words = {t for t in english if any(w in t for w in ("the ", " of ", "seed", "over"))}
+    assert not english_words & chinese, english_words & chinese
+    plt.close("all")
+
+
+def test_figures_refuse_a_figure_too_wide_for_a_phone():
+    with pytest.raises(ValueError, match="at most"):
+        F.plot_puzzle(SEED_T, SEED_B, figsize=(8, 4))
+
+
+def test_smallest_text_px_scales_wide_figures_down():
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=(7.16, 2), dpi=100)
+    fig.text(0.5, 0.5, "x", fontsize=10)
+    fig.text(0.0, 0.0, ".")
+    fig.text(1.0, 1.0, ".")
+    # 716 px wide shown in 358: half of 10 pt at 100 dpi (13.9 px).
+    assert F.smallest_text_px(fig, 358) == pytest.approx(10 / 72 * 100 * 358 / 716, rel=0.05)
+    plt.close(fig)
