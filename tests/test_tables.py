@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from matgrad.tables import markdown_table
+import matgrad.tables as tables
+from matgrad.tables import add_chinese, markdown_table
 
 
 def test_the_chinese_twin_has_the_same_cells(shown):
@@ -40,3 +41,27 @@ def test_bad_tables_are_refused(shown, kwargs, message):
 def test_a_short_row_is_refused(shown):
     with pytest.raises(ValueError, match="a row has 1 cells, the header 2"):
         markdown_table(["a", "b"], [[1]], zh_header=["甲", "乙"])
+
+
+def test_registered_chinese_fills_the_twin(shown, monkeypatch):
+    monkeypatch.setattr(tables, "_CHINESE", {})
+    add_chinese({"branch": "分支", "neither": "都不转置"})
+    add_chinese({"branch": "分支"})  # again, as a page's second run does
+    markdown_table(["n", "branch"], [[1, "neither"], [2, "other"]], align="rl")
+    ((data, metadata),) = shown
+    assert data["text/markdown"].startswith("| n | branch |")
+    assert metadata["matgrad"]["zh_CN"]["text/markdown"] == (
+        "| n | 分支 |\n|---:|---|\n| 1 | 都不转置 |\n| 2 | other |"
+    )
+
+
+def test_a_title_without_chinese_is_refused(shown, monkeypatch):
+    monkeypatch.setattr(tables, "_CHINESE", {})
+    with pytest.raises(ValueError, match="no Chinese for the column title 'branch'"):
+        markdown_table(["n", "branch"], [[1, 2]])
+
+
+@pytest.mark.parametrize("words", [["branch"], {"branch": 1}, {2: "二"}])
+def test_add_chinese_takes_a_dict_of_strings(words):
+    with pytest.raises(TypeError, match="words must"):
+        add_chinese(words)

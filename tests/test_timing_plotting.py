@@ -8,10 +8,11 @@ matplotlib.use("Agg")
 
 import time
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from matgrad.jacobian import matmul_jacobian
+from matgrad.jacobian import flatten_jacobian, matmul_jacobian
 from matgrad.plotting import plot_cost, plot_jacobian
 from matgrad.timing import (
     best_time,
@@ -79,6 +80,21 @@ def test_plot_jacobian_draws_block_lines():
     assert image.shape == (15, 15)
     # 4 horizontal and 4 vertical separators between the five 3x3 block rows/cols.
     assert len(ax.lines) == 8
+
+
+def test_plot_jacobian_masks_exact_zeros_only():
+    a, b = np.ones((5, 3)), np.array([[1e-3, 0.0, 1.0], [1.0, 1.0, 1.0], [1.0, 1.0, 1.0]])
+    J = matmul_jacobian(a, b, wrt="a")
+    plain = plot_jacobian(J).images[0].get_array()
+    assert not np.ma.is_masked(plain)
+    ax = plot_jacobian(J, mask_zeros=True)
+    image = ax.images[0].get_array()
+    np.testing.assert_array_equal(np.ma.getmaskarray(image), flatten_jacobian(J) == 0)
+    assert image[0, 0] == 1e-3 and not np.ma.getmaskarray(image)[0, 0]  # small, kept
+    assert ax.patch.get_hatch() == "////"
+    with pytest.raises(TypeError, match="mask_zeros must be True or False"):
+        plot_jacobian(J, mask_zeros="yes")
+    plt.close("all")
 
 
 def test_plot_cost_guides_and_errors():

@@ -87,14 +87,20 @@ def plot_jacobian(
     figsize=(4.2, 4.2),
     lang="en",
     words=None,
+    mask_zeros=False,
 ):
     """Heatmap of a Jacobian array flattened row-major, with its blocks outlined.
 
     Rows are output entries, columns input entries.  Thin lines mark where the
     leading index of the output (rows) and of the input (columns) changes, so
     the Kronecker-block structure of a matmul Jacobian is visible.  Zero is
-    white; the colour scale is symmetric.  ``lang`` and ``words``: see ``show``.
+    white; the colour scale is symmetric.  With ``mask_zeros=True`` the
+    entries that are exactly zero are not coloured but hatched in grey, so
+    that they cannot be mistaken for small non-zero entries (which are
+    near-white).  ``lang`` and ``words``: see ``show``.
     """
+    if not isinstance(mask_zeros, bool):
+        raise TypeError(f"mask_zeros must be True or False, got {mask_zeros!r}")
     text, given_ax = _words(lang, words), ax
     J = np.asarray(J)
     M = flatten_jacobian(J, out_ndim)
@@ -102,7 +108,12 @@ def plot_jacobian(
     out_shape, in_shape = J.shape[:k], J.shape[k:]
     ax = _axes(ax, figsize)
     vmax = float(np.abs(M).max()) or 1.0
-    im = ax.imshow(M, cmap=cmap, vmin=-vmax, vmax=vmax, interpolation="nearest")
+    shown = np.ma.masked_equal(M, 0) if mask_zeros else M
+    im = ax.imshow(shown, cmap=cmap, vmin=-vmax, vmax=vmax, interpolation="nearest")
+    if mask_zeros:  # masked pixels are transparent: the hatched axes show through
+        ax.patch.set_facecolor("white")
+        ax.patch.set_hatch("////")
+        ax.patch.set_edgecolor("0.75")
     row_block = math.prod(out_shape[1:]) if len(out_shape) > 1 else 0
     col_block = math.prod(in_shape[1:]) if len(in_shape) > 1 else 0
     for pos in range(row_block, M.shape[0], row_block or M.shape[0]):
@@ -119,7 +130,10 @@ def plot_jacobian(
         ax.set_title(text(title))
     ax.figure.colorbar(im, ax=ax, shrink=0.8, label=text("partial derivative"))
     _remember(
-        ax, plot_jacobian, (J, out_ndim), dict(ax=given_ax, title=title, cmap=cmap, figsize=figsize)
+        ax,
+        plot_jacobian,
+        (J, out_ndim),
+        dict(ax=given_ax, title=title, cmap=cmap, figsize=figsize, mask_zeros=mask_zeros),
     )
     return ax
 
