@@ -5,7 +5,8 @@
     mathjax        copy MathJax from node_modules to where the site serves it
     serve          serve the built site (both editions) at http://127.0.0.1:8000/
     lab            JupyterLab from the venv, the pages opening as notebooks
-    bench          the long timings of benchmarks/ (build time, Jacobians)
+    bench          the long timings of benchmarks/ (build time, Jacobians,
+                   make pdf)
     format         ruff format and ruff check --fix on the Python, and ruff
                    check --fix on the pages' code cells (tests/test_lint.py
                    lists what ruff cannot fix)
@@ -156,7 +157,7 @@ def lab() -> int:
 
 def bench() -> int:
     """`make bench`: the benchmarks (long runs that the pages do not make)."""
-    for script in ("build_time.py", "jacobians.py"):
+    for script in ("build_time.py", "jacobians.py", "pdf_time.py"):
         status = subprocess.run([sys.executable, ROOT / "benchmarks" / script]).returncode
         if status:
             return status
