@@ -254,11 +254,14 @@ window.bookPrint = (() => {
       .classList.add('book-keep--break'));
   }
 
-  // The contents' page numbers: marker -> the page its heading is on.
-  function fillPages(pages) {
+  // The contents' page numbers (marker -> the page its heading is on), and
+  // whether the next print is a draft (book-print.css): the page's layout,
+  // with nothing painted but the markers.
+  function fillPages(pages, draft) {
     document.querySelectorAll('.book-contents__page').forEach(e => {
       e.textContent = pages[e.dataset.marker];
     });
+    document.documentElement.classList.toggle('book-draft', draft);
   }
 
   return {prepare, overflowing, breakBefore, fillPages};

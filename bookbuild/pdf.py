@@ -21,9 +21,12 @@ writes `_build/pdf/matgrad-en.pdf` and `_build/pdf/matgrad-zh_CN.pdf`:
    second print: the first one says, by its named destinations (read with
    pypdf), on which page each heading landed; those numbers go into the
    contents' boxes (of fixed width, so nothing moves), and the book is
-   printed again. The second print's destinations must agree with the
-   numbers it shows; a heading that ended its page in a print starts a
-   page in the next one. Usually two prints; at most `PRINTS`.
+   printed again. The first print is a draft: laid out as the book, with
+   nothing painted but the heading's markers (book-print.css), so it takes
+   a fraction of a full print's time. The last print's destinations must
+   agree with the numbers it shows; a heading that ended its page in a
+   print starts a page in the next one. Usually two prints; at most
+   `PRINTS`.
 4. The bookmarks are added by pypdf's writer in incremental mode (Chromium's
    print byte for byte, then pypdf's update): "Contents", each chapter
    (closed), its sections and their subsections, each at its heading, with
@@ -232,6 +235,23 @@ async def open_book(context, base_url: str, edition: str) -> tuple:
     return page, entries
 
 
+class Laps:
+    """Seconds spent on each step, summed over its repeats: ``lap(step)``
+    ends a step (the time since the last call)."""
+
+    def __init__(self):
+        self.seconds: dict[str, float] = {}
+        self.last = time.perf_counter()
+
+    def __call__(self, step: str) -> None:
+        now = time.perf_counter()
+        self.seconds[step] = self.seconds.get(step, 0.0) + now - self.last
+        self.last = now
+
+    def __str__(self) -> str:
+        return ", ".join(f"{step} {t:.1f} s" for step, t in self.seconds.items())
+
+
 def alone_headings(entries: list[dict], places: dict, broken: set[str]) -> list[str]:
     """The headings whose next text went to a later page in a print, but
     not those that start a page already (if one still stands alone,
@@ -245,34 +265,39 @@ def alone_headings(entries: list[dict], places: dict, broken: set[str]) -> list[
     ]
 
 
-async def print_numbered(page, edition: str, entries: list[dict]) -> tuple:
+async def print_numbered(page, edition: str, entries: list[dict], lap: Laps) -> tuple:
     """Print ``page`` until the contents show the pages its headings are
     printed on, and no heading ends a page where a page break before it
     helps; return the PDF, its number of pages, the places of the markers,
-    the number of prints and the headings moved to a new page."""
+    and the number of prints, of drafts among them (book-print.css: prints
+    that only say where the headings land) and of headings moved to a new
+    page."""
     markers = ["pdf-contents", *(e["marker"] for e in entries)]
     names = markers + [e["after"] for e in entries if e["after"]]
     shown = dict.fromkeys(markers, "0")  # placeholders in the first print
     broken: set[str] = set()
+    draft, drafts = True, 0
     for prints in range(1, PRINTS + 1):
-        await page.evaluate("pages => bookPrint.fillPages(pages)", shown)
+        drafts += draft
+        await page.evaluate("([pages, draft]) => bookPrint.fillPages(pages, draft)", [shown, draft])
         data = await page.pdf(**PDF_OPTIONS)
+        lap("draft" if draft else "print")
         places, count = await asyncio.to_thread(destinations, data, names)
+        lap("read")
         alone = alone_headings(entries, places, broken)
-        if alone:
-            await page.evaluate("markers => bookPrint.breakBefore(markers)", alone)
-            broken.update(alone)
         printed = {m: str(places[m][0] + 1) for m in markers}
-        if not alone and printed == shown:
-            return data, count, places, prints, broken
-        shown = printed
+        if not (draft or alone) and printed == shown:
+            return data, count, places, {"prints": prints, "drafts": drafts, "moved": len(broken)}
+        await page.evaluate("markers => bookPrint.breakBefore(markers)", alone)
+        broken.update(alone)
+        shown, draft = printed, bool(alone)
     raise RuntimeError(f"{edition}: the headings still moved after {PRINTS} prints")
 
 
 async def print_edition(browser, edition: str) -> dict:
     """Print one edition's single page to its PDF; return what was done
-    (chapters, pages, prints, headings moved to a new page, seconds)."""
-    start = time.perf_counter()
+    (prints, drafts, headings moved to a new page, chapters, pages, steps)."""
+    lap = Laps()
     outside, errors = [], []
     with serve(singlehtml_dir(edition)) as base_url:
 
@@ -290,7 +315,8 @@ async def print_edition(browser, edition: str) -> dict:
         await context.route("**/*", local_only)
         context.on("weberror", lambda e: errors.append(str(e.error)))
         page, entries = await open_book(context, base_url, edition)
-        data, count, places, prints, moved = await print_numbered(page, edition, entries)
+        lap("load and prepare")
+        data, count, places, done = await print_numbered(page, edition, entries, lap)
         await context.close()
     if errors:
         raise RuntimeError(f"{edition}: errors in the page: {errors}")
@@ -304,12 +330,12 @@ async def print_edition(browser, edition: str) -> dict:
     }
     book = await asyncio.to_thread(with_bookmarks, data, entries, places, info)
     pdf_path(edition).write_bytes(book)
+    lap("bookmarks")
     return {
+        **done,
         "chapters": sum(e["chapter"] for e in entries),
         "pages": count,
-        "prints": prints,
-        "moved": len(moved),
-        "seconds": time.perf_counter() - start,
+        "steps": str(lap),
     }
 
 
@@ -369,8 +395,9 @@ def report(edition: str, done: dict) -> str:
     return (
         f"{pdf_path(edition).relative_to(ROOT)}: {done['chapters']} chapters, "
         f"{done['pages']} pages, {pdf_path(edition).stat().st_size / 1e6:.1f} MB; "
-        f"{done['prints']} prints, {done['moved']} headings moved to a new page; "
-        f"{done['seconds']:.1f} s"
+        f"{done['prints']} prints ({done['drafts']} drafts), "
+        f"{done['moved']} headings moved to a new page; "
+        f"{done['steps']}"
     )
 
 
