@@ -210,7 +210,8 @@ window.bookPrint = (() => {
     nav.append(element('p', 'book-contents__title', word), list);
     headings.forEach(({heading, level, doc}, n) => {
       if (level > 1) return;
-      if (doc && parts.has(doc)) list.appendChild(element('li', 'book-contents__part', parts.get(doc)));
+      if (doc && parts.has(doc))
+        list.appendChild(element('li', 'book-contents__part', parts.get(doc)));
       list.appendChild(contentsLine(heading, level, entries[n].marker));
     });
     return nav;

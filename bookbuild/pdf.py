@@ -26,15 +26,18 @@ writes `_build/pdf/matgrad-en.pdf` and `_build/pdf/matgrad-zh_CN.pdf`:
    a fraction of a full print's time. The last print's destinations must
    agree with the numbers it shows; a heading that ended its page in a
    print starts a page in the next one. Usually two prints; at most
-   `PRINTS`.
+   `MAX_PRINTS`.
 4. The bookmarks are added by pypdf's writer in incremental mode (Chromium's
    print byte for byte, then pypdf's update): "Contents", each chapter
    (closed), its sections and their subsections, each at its heading, with
    the heading's words as the site shows them. Chromium's own outline
-   (`outline=True`) is not used: it takes a title from the glyphs drawn for
-   the heading, so it drops every formula ("∂Y/∂T as a rank-4 array" became
-   " as a rank-4 array") and the space at each line break ("rank-4array").
+   (`outline=True`) is not used: in Chromium 156 it takes a title from the
+   glyphs drawn for the heading, so it drops every formula ("∂Y/∂T as a
+   rank-4 array" became " as a rank-4 array") and the space at each line
+   break ("rank-4array"), and it nests by h1-h6, not by the book's parts.
    pypdf also writes the title and author into the document information.
+   (pypdf's incremental writer still reads all 40,000 objects of a tagged
+   print first: seconds of CPU per edition, in a process of its own.)
 5. Both PDFs are copied to the English site's top, and the index page of
    each edition gets a line that links them (`bookbuild/pdf_links.py`).
 
@@ -55,10 +58,12 @@ import hashlib
 import http.server
 import io
 import logging
+import multiprocessing
 import shutil
 import sys
 import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -103,7 +108,7 @@ PDF_OPTIONS = dict(
     outline=False,  # (the bookmarks: see the docstring, 4.)
     tagged=True,  # the PDF keeps the page's structure, for screen readers
 )
-PRINTS = 4  # prints of one edition at most
+MAX_PRINTS = 4  # prints of one edition at most
 # pypdf warns about the object count in Chromium's trailer, which is harmless.
 logging.getLogger("pypdf").setLevel(logging.ERROR)
 
@@ -277,7 +282,7 @@ async def print_numbered(page, edition: str, entries: list[dict], lap: Laps) -> 
     shown = dict.fromkeys(markers, "0")  # placeholders in the first print
     broken: set[str] = set()
     draft, drafts = True, 0
-    for prints in range(1, PRINTS + 1):
+    for prints in range(1, MAX_PRINTS + 1):
         drafts += draft
         await page.evaluate("([pages, draft]) => bookPrint.fillPages(pages, draft)", [shown, draft])
         data = await page.pdf(**PDF_OPTIONS)
@@ -291,12 +296,13 @@ async def print_numbered(page, edition: str, entries: list[dict], lap: Laps) -> 
         await page.evaluate("markers => bookPrint.breakBefore(markers)", alone)
         broken.update(alone)
         shown, draft = printed, bool(alone)
-    raise RuntimeError(f"{edition}: the headings still moved after {PRINTS} prints")
+    raise RuntimeError(f"{edition}: the headings still moved after {MAX_PRINTS} prints")
 
 
-async def print_edition(browser, edition: str) -> dict:
-    """Print one edition's single page to its PDF; return what was done
-    (prints, drafts, headings moved to a new page, chapters, pages, steps)."""
+async def print_edition(browser, pool, edition: str) -> dict:
+    """Print one edition's single page to its PDF, its bookmarks added in
+    the process ``pool``; return what was done (prints, drafts, headings
+    moved to a new page, chapters, pages, steps)."""
     lap = Laps()
     outside, errors = [], []
     with serve(singlehtml_dir(edition)) as base_url:
@@ -328,7 +334,8 @@ async def print_edition(browser, edition: str) -> dict:
         "title": f"{title} ({EDITIONS[edition]['edition']})",
         "author": author,
     }
-    book = await asyncio.to_thread(with_bookmarks, data, entries, places, info)
+    loop = asyncio.get_running_loop()
+    book = await loop.run_in_executor(pool, with_bookmarks, data, entries, places, info)
     pdf_path(edition).write_bytes(book)
     lap("bookmarks")
     return {
@@ -340,19 +347,25 @@ async def print_edition(browser, edition: str) -> dict:
 
 
 async def print_all(exe: str) -> dict[str, dict]:
-    """Both editions at once (one Chromium, a tab each: the machine has two cores)."""
+    """Both editions at once (one Chromium, a tab each: the machine has two
+    cores), and their bookmarks in a process each: pypdf reads all 40,000
+    objects of a tagged print first, seconds of Python that two threads of
+    one process would take turns at."""
     from playwright.async_api import async_playwright
 
-    async with async_playwright() as p:
-        browser = await p.chromium.launch(
-            executable_path=exe, args=chromium_flags.FLAGS, headless=True
-        )
-        results = await asyncio.gather(*(print_edition(browser, e) for e in EDITIONS))
-        await browser.close()
+    spawn = multiprocessing.get_context("spawn")  # (no fork of a process with threads)
+    with ProcessPoolExecutor(len(EDITIONS), mp_context=spawn) as pool:
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(
+                executable_path=exe, args=chromium_flags.FLAGS, headless=True
+            )
+            printing = (print_edition(browser, pool, e) for e in EDITIONS)
+            results = await asyncio.gather(*printing)
+            await browser.close()
     return dict(zip(EDITIONS, results, strict=True))
 
 
-def chromium() -> str:
+def chromium_executable() -> str:
     found = chromium_flags.path()
     if found is None:
         raise SystemExit(
@@ -414,7 +427,7 @@ def main() -> int:
     site = build_site()
     if not (site.EDITIONS["en"]["out"] / "index.html").exists():
         raise SystemExit("make pdf: build the site first (make book)")
-    exe = chromium()
+    exe = chromium_executable()
     digest = inputs_digest(exe)
     if not (args.force or args.print_only) and up_to_date(digest):
         print(f"make pdf: nothing changed since the last build ({PDF_DIR.relative_to(ROOT)})")
