@@ -408,7 +408,7 @@ def report(edition: str, done: dict) -> str:
     return (
         f"{pdf_path(edition).relative_to(ROOT)}: {done['chapters']} chapters, "
         f"{done['pages']} pages, {pdf_path(edition).stat().st_size / 1e6:.1f} MB; "
-        f"{done['prints']} prints ({done['drafts']} drafts), "
+        f"{done['prints']} prints (drafts: {done['drafts']}), "
         f"{done['moved']} headings moved to a new page; "
         f"{done['steps']}"
     )
