@@ -6,7 +6,8 @@
     vega           copy Vega, Vega-Lite and vega-embed there too (the explorer)
     serve          serve the built site (both editions) at http://127.0.0.1:8000/
     lab            JupyterLab from the venv, the pages opening as notebooks
-    bench          the long timings of benchmarks/ (build time, Jacobians, Hessians)
+    bench          the long timings of benchmarks/ (build time, Jacobians,
+                   Hessians, make pdf)
     notebooks      every page as an executed notebook, zipped (release.py)
     release-notes  the CHANGELOG section of version TAG (release.py)
     linkcheck      check the external links of both editions
@@ -185,7 +186,7 @@ def lab() -> int:
 
 def bench() -> int:
     """`make bench`: the benchmarks (long runs that the pages do not make)."""
-    for script in ("build_time.py", "jacobians.py", "hessians.py"):
+    for script in ("build_time.py", "jacobians.py", "hessians.py", "pdf_time.py"):
         status = subprocess.run([sys.executable, ROOT / "benchmarks" / script]).returncode
         if status:
             return status

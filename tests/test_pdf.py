@@ -8,15 +8,14 @@ heading is printed on; the number printed beside each line of the contents
 page is the page its heading is printed on; the numbers of the book's seed
 question are in its text; the Chinese one is in Chinese and embeds a CJK
 font; no page is wider than A4; the page count is sane; the printed pages
-load nothing from the network. Two pages of each are rendered to PNG
-(poppler's pdftoppm) into _build/screenshots/ for a reviewer.
+load nothing from the network; every page's footer reads "n / N"; the PDF
+is tagged, in its edition's language. Two pages of each are rendered to
+PNG (poppler's pdftoppm) into _build/screenshots/ for a reviewer.
 
 `make pdf` is not part of `make test` (README.md, "Other targets"), so the
 tests of the PDFs are skipped, with the reason, when they are not built;
 with CI=true they are required only when MATGRAD_REQUIRE_PDF=1 says that
-the run built them (.ci/run does). The last two tests, of how the contents
-pages' numbers are put into the book's print, make their own small PDFs and
-always run.
+the run built them (.ci/run does).
 """
 
 from __future__ import annotations
@@ -428,96 +427,24 @@ def test_two_pages_render_to_png(book):
 
 
 def test_every_page_is_numbered_in_its_footer(book):
-    """Each page's footer reads "n / total" (the contents pages were printed
-    again alone, with the total given to the footer)."""
+    """Each page's footer reads "n / total"."""
     edition, path, reader, text = book
     total = len(TEXTS[path])
     wrong = [n for n, words in enumerate(TEXTS[path], 1) if f"{n} / {total}" not in words]
     assert not wrong, f"{path.name}: pages without their 'n / {total}' footer: {wrong}"
 
 
-def _spliced(path: Path, reader) -> tuple:
-    """The PDF as Chromium printed it (before `write_book`'s update), and the
-    indices of the pages the update gave new content."""
-    from pypdf import PdfReader
-
-    data = path.read_bytes()
-    printed = PdfReader(io.BytesIO(data[: data.index(b"%%EOF") + len(b"%%EOF")]))
-    changed = [
-        n
-        for n, (old, new) in enumerate(zip(printed.pages, reader.pages, strict=True))
-        if old.raw_get("/Contents").idnum != new.raw_get("/Contents").idnum
-    ]
-    return printed, changed
-
-
-def test_only_the_contents_pages_numbers_changed(book):
-    """The update gave new content only to the contents pages (right after
-    the cover), and their text is the first print's with the placeholders'
-    digits replaced by the page numbers."""
+def test_the_pdf_is_tagged_in_its_language(book):
+    """Chromium's tags stay in the book: a structure tree for screen
+    readers, marked content, and the edition's language."""
     edition, path, reader, text = book
-    printed, changed = _spliced(path, reader)
-    assert changed, (
-        f"{path.name}: no page has new content: make pdf printed the whole book again "
-        "(it says why: splice_check)"
-    )
-    assert changed == list(range(1, 1 + len(changed))), changed
-    assert _squash(TEXTS[path][1]).startswith(CONTENTS[edition]), TEXTS[path][1][:40]
-    for n in changed:
-        before, after = printed.pages[n].extract_text(), TEXTS[path][n]
-        assert re.sub(r"\d+", "#", before) == re.sub(r"\d+", "#", after), f"page {n + 1}"
-        assert re.findall(r"\d+", before) != re.findall(r"\d+", after), f"page {n + 1}"
-
-
-def test_spliced_pages_fit_the_structure_tree(book):
-    """On each contents page the new content's marked-content ids are the
-    ones the structure tree's parent tree lists for that page."""
-    from pypdf.generic import ContentStream, DictionaryObject
-
-    edition, path, reader, text = book
-    parents = {}
-
-    def collect(node):
-        node = node.get_object()
-        numbers = node.get("/Nums", [])
-        for i in range(0, len(numbers), 2):
-            parents[int(numbers[i])] = numbers[i + 1].get_object()
-        for kid in node.get("/Kids", []):
-            collect(kid)
-
-    collect(reader.trailer["/Root"]["/StructTreeRoot"]["/ParentTree"])
-    printed, changed = _spliced(path, reader)
-    assert changed, f"{path.name}: no page was given new content"
-    for n in changed:
-        page = reader.pages[n]
-        listed = {i for i, e in enumerate(parents[int(page["/StructParents"])]) if e is not None}
-        drawn = set()
-        for operands, operator in ContentStream(page.get_contents(), reader).operations:
-            if operator == b"BDC" and isinstance(operands[1], DictionaryObject):
-                drawn.add(int(operands[1].get("/MCID", -1)))
-        drawn.discard(-1)
-        assert drawn == listed, f"{path.name}, page {n + 1}: {sorted(drawn ^ listed)[:10]}"
-
-
-def test_font_subsets_have_their_own_names(book):
-    """No two different embedded font programs share a subset name
-    (ISO 32000-1, 9.6.4): the contents pages' fonts come from another print."""
-    edition, path, reader, text = book
-    programs: dict[str, set[int]] = {}
-    for page in reader.pages:
-        for font in (page.get("/Resources", {}).get("/Font", {}) or {}).values():
-            font = font.get_object()
-            for f in [font, *(d.get_object() for d in font.get("/DescendantFonts", []))]:
-                descriptor = f.get("/FontDescriptor")
-                if descriptor is None:
-                    continue
-                descriptor = descriptor.get_object()
-                for key in ("/FontFile", "/FontFile2", "/FontFile3"):
-                    if key in descriptor:
-                        name = str(descriptor["/FontName"])
-                        programs.setdefault(name, set()).add(descriptor.raw_get(key).idnum)
-    shared = {name: ids for name, ids in programs.items() if len(ids) > 1}
-    assert programs and not shared, f"{path.name}: names shared by font programs: {shared}"
+    root = reader.trailer["/Root"]
+    assert "/StructTreeRoot" in root, f"{path.name} has no structure tree"
+    # (== True: pypdf's BooleanObject(False) is truthy)
+    marked = root.get("/MarkInfo", {}).get("/Marked") == True  # noqa: E712
+    assert marked, f"{path.name} is not marked"
+    lang = {"en": "en", "zh_CN": "zh-CN"}[edition]
+    assert root.get("/Lang") == lang, f"{path.name}: /Lang is {root.get('/Lang')!r}"
 
 
 @pytest.mark.parametrize("edition", EDITIONS)
@@ -540,145 +467,43 @@ def test_the_site_links_both_pdfs(edition):
             assert served.read_bytes() == (PDF_DIR / served.name).read_bytes()
 
 
-# `make pdf` prints the book once, then only its contents pages with their
-# numbers, and puts those pages' text into the book's print (bookbuild/pdf.py,
-# `splice_check` and `write_book`). On small PDFs made here:
+def test_bookmarks_nest_by_level_after_the_print_unchanged():
+    """`with_bookmarks` on a small PDF: the print's bytes come first,
+    unchanged (pypdf's incremental update follows them); "Contents" leads;
+    a heading nests under the last one of the level above (a subsection
+    with no section before it goes under its chapter); chapters are closed."""
+    from pypdf import PdfReader, PdfWriter
 
-
-def _small_pdf(
-    pages: list[tuple[bytes, list[tuple[list[float], str]]]],
-    font: str = "/AAAAAA+Helvetica",
-    xobject: dict | None = None,
-) -> bytes:
-    """A PDF whose pages have these content streams (compressed) and link
-    annotations (rectangle, named destination), in a font of this name, and
-    the form ``xobject`` (its dictionary's entries) among their resources."""
-    from pypdf import PdfWriter
-    from pypdf.generic import (
-        ArrayObject,
-        DecodedStreamObject,
-        DictionaryObject,
-        FloatObject,
-        NameObject,
-        NumberObject,
-        TextStringObject,
-    )
+    from bookbuild.pdf import with_bookmarks
 
     writer = PdfWriter()
-    name = NameObject
-    descriptor = DictionaryObject(
-        {name("/Type"): name("/FontDescriptor"), name("/FontName"): name(font)}
-    )
-    font_ref = writer._add_object(
-        DictionaryObject(
-            {
-                name("/Type"): name("/Font"),
-                name("/Subtype"): name("/Type1"),
-                name("/BaseFont"): name(font),
-                name("/FontDescriptor"): writer._add_object(descriptor),
-            }
-        )
-    )
-    resources = {name("/Font"): DictionaryObject({name("/F1"): font_ref})}
-    if xobject is not None:
-        form = DecodedStreamObject()
-        form.set_data(b"")
-        form.update({name("/Type"): name("/XObject"), name("/Subtype"): name("/Form")})
-        form.update({name(k): NumberObject(v) for k, v in xobject.items()})
-        resources[name("/XObject")] = DictionaryObject({name("/X1"): writer._add_object(form)})
-    for content, links in pages:
-        page = writer.add_blank_page(*A4_POINTS)
-        stream = DecodedStreamObject()
-        stream.set_data(content)
-        page[name("/Contents")] = writer._add_object(stream.flate_encode())
-        page[name("/Resources")] = DictionaryObject(resources)
-        annots = ArrayObject()
-        for rect, dest in links:
-            annot = DictionaryObject(
-                {
-                    name("/Type"): name("/Annot"),
-                    name("/Subtype"): name("/Link"),
-                    name("/Rect"): ArrayObject(FloatObject(v) for v in rect),
-                    name("/Dest"): TextStringObject(dest),
-                }
-            )
-            annots.append(writer._add_object(annot))
-        page[name("/Annots")] = annots
-    out = io.BytesIO()
-    writer.write(out)
-    return out.getvalue()
-
-
-def _line(number: str, mcid: int = 0) -> bytes:
-    return f"/P <</MCID {mcid} >>BDC BT /F1 12 Tf 100 700 Td ({number}) Tj ET EMC".encode()
-
-
-LINK = ([90.0, 690.0, 500.0, 720.0], "pdf-h-0")
-
-
-def test_splice_check_accepts_only_what_the_book_can_take():
-    from bookbuild.pdf import splice_check
-
-    book = _small_pdf([(_line("0"), [LINK]), (_line("body"), [])])
-    assert splice_check(book, _small_pdf([(_line("12"), [LINK])]), 0, 1) is None
-    nearly = ([90.03, 690.0, 500.0, 720.0], "pdf-h-0")
-    assert splice_check(book, _small_pdf([(_line("12"), [nearly])]), 0, 1) is None
-    # (a string with ">" in the properties: the whole operator is compared)
-    actual = b"/Span <</ActualText <FEFF0031>>>BDC EMC "
-    assert (
-        splice_check(
-            _small_pdf([(actual + _line("0"), [LINK])]), _small_pdf([(_line("12"), [LINK])]), 0, 1
-        )
-        == "page 1 has other marked content"
-    )
-    problems = {
-        "expected": _small_pdf([(_line("12"), [LINK]), (_line("13"), [LINK])]),
-        "other links": _small_pdf([(_line("12"), [])]),
-        "marked content": _small_pdf([(_line("12", mcid=1), [LINK])]),
-        "/StructParents": _small_pdf([(_line("12"), [LINK])], xobject={"/StructParents": 3}),
-    }
-    for words, numbered in problems.items():
-        problem = splice_check(book, numbered, 0, 1)
-        assert problem is not None and words in problem, (words, problem)
-
-
-def test_write_book_puts_the_numbered_pages_text_into_the_book(tmp_path):
-    from pypdf import PdfReader
-
-    from bookbuild.pdf import write_book
-
-    book = _small_pdf([(_line("cover"), []), (_line("0"), [LINK]), (_line("body"), [])])
-    numbered = _small_pdf([(_line("12"), [LINK])])  # its font has the book's font's name
-    path = tmp_path / "book.pdf"
-    entries = [{"title": "A chapter", "marker": "pdf-h-0", "level": 0}]
-    places = {"pdf-contents": (1, 0.0, 842.0), "pdf-h-0": (2, 0.0, 842.0)}
-    pages = write_book(book, path, entries, places, "Contents", {"/Title": "T"}, (numbered, 1))
-    assert pages == 3
-    data = path.read_bytes()
-    assert data.startswith(book), "an incremental update: the print, byte for byte, first"
-    # Every entry of the update's cross-reference section points at its object.
-    update = data[int(data[data.rindex(b"startxref") :].split()[1]) :]
-    assert update.startswith(b"xref\n0 1\n0000000000 65535 f\r\n"), update[:40]
-    section = update[: update.index(b"trailer")].split(b"\n")[3:]
-    number = None
-    for line in section:
-        fields = line.split()
-        if len(fields) == 2:
-            number = int(fields[0])
-        elif fields:
-            offset = int(fields[0])
-            assert data[offset:].startswith(b"%d 0 obj" % number), number
-            number += 1
-    written, printed = PdfReader(path, strict=True), PdfReader(io.BytesIO(book))
-    assert [p.extract_text() for p in written.pages] == ["cover", "12", "body"]
-    assert [p.indirect_reference.idnum for p in written.pages] == [
-        p.indirect_reference.idnum for p in printed.pages
-    ], "each page keeps its own dictionary (its place in the tree, structure, links)"
-    assert [str(a.get_object()["/Dest"]) for a in written.pages[1]["/Annots"]] == ["pdf-h-0"]
-    fonts = [str(p["/Resources"]["/Font"]["/F1"]["/BaseFont"]) for p in written.pages]
-    assert fonts[0] == fonts[2] == "/AAAAAA+Helvetica"
-    assert fonts[1] != fonts[0] and fonts[1].endswith("+Helvetica"), fonts
-    descriptor = written.pages[1]["/Resources"]["/Font"]["/F1"]["/FontDescriptor"]
-    assert str(descriptor["/FontName"]) == fonts[1]
-    assert [item.title for item in written.outline] == ["Contents", "A chapter"]
-    assert written.metadata.title == "T"
+    for _ in range(3):
+        writer.add_blank_page(*A4_POINTS)
+    printed = io.BytesIO()
+    writer.write(printed)
+    entries = [
+        {"marker": "a", "title": "One", "level": 0},
+        {"marker": "b", "title": "One.1", "level": 1},
+        {"marker": "c", "title": "One.1.1", "level": 2},
+        {"marker": "d", "title": "Two", "level": 0},
+        {"marker": "e", "title": "Two.?.1", "level": 2},
+    ]
+    places = {"pdf-contents": (0, 0.0, 800.0), "a": (1, 0.0, 700.0), "b": (1, 0.0, 500.0)}
+    places |= {"c": (2, 0.0, 800.0), "d": (2, 0.0, 400.0), "e": (2, 0.0, 200.0)}
+    info = {"contents": "Contents", "title": "T (E)", "author": "A"}
+    data = with_bookmarks(printed.getvalue(), entries, places, info)
+    assert data.startswith(printed.getvalue())
+    reader = PdfReader(io.BytesIO(data), strict=True)
+    outline = [(level, title, page, round(top)) for level, title, page, top in _outline(reader)]
+    assert outline == [
+        (0, "Contents", 0, 800),
+        (0, "One", 1, 700),
+        (1, "One.1", 1, 500),
+        (2, "One.1.1", 2, 800),
+        (0, "Two", 2, 400),
+        (1, "Two.?.1", 2, 200),
+    ]
+    counts = [item.get("/Count", 0) for item in reader.outline if not isinstance(item, list)]
+    assert counts == [0, -2, -1], "chapters closed (a negative count), sections open"
+    assert (reader.metadata.title, reader.metadata.author) == ("T (E)", "A")
+    assert reader.trailer["/Root"]["/PageMode"] == "/UseOutlines"
