@@ -85,8 +85,6 @@ def _builds() -> dict[str, dict]:
 
 
 SPHINX_BUILDS = _builds()
-# bookbuild/pdf.py's name for SPHINX_BUILDS, until its rewrite switches.
-EDITIONS = SPHINX_BUILDS
 UNTRANSLATED = "untranslated.json"  # beside each translation's html/ (translation_checks.py)
 
 

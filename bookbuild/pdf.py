@@ -53,43 +53,36 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import functools
 import hashlib
-import http.server
 import io
 import logging
 import multiprocessing
 import shutil
 import sys
-import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
 
 from bookbuild import chromium as chromium_flags
-from bookbuild import pdf_links
+from bookbuild import editions as table
+from bookbuild import local_server, pdf_links
 
 ROOT = Path(__file__).resolve().parents[1]
 PDF_DIR = ROOT / "_build" / "pdf"
 PRINT_CSS = Path(__file__).with_name("book-print.css")
 PRINT_JS = Path(__file__).with_name("book-print.js")
 
-# Per edition: its singlehtml edition in bookbuild/build_site.py, the page's
-# language, and the words of the cover and the contents.
+# Per edition (bookbuild/editions.py): its singlehtml build in
+# bookbuild/build_site.py, the page's language, and the words of the cover and
+# the contents.
 EDITIONS = {
-    "en": {
-        "sphinx": "singlehtml-en",
-        "lang": "en",
-        "edition": "English edition",
-        "contents": "Contents",
-    },
-    "zh_CN": {
-        "sphinx": "singlehtml-zh_CN",
-        "lang": "zh-CN",
-        "edition": "中文版",
-        "contents": "目录",
-    },
+    row.language: {
+        "sphinx": f"singlehtml-{row.language}",
+        "lang": row.hreflang,
+        "edition": row.edition_words,
+        "contents": row.contents,
+    }
+    for row in table.EDITIONS
 }
 
 # The page's viewport is as wide as A4's text (210 mm less 2 x 15 mm margins,
@@ -125,7 +118,7 @@ def pdf_path(edition: str) -> Path:
 
 
 def singlehtml_dir(edition: str) -> Path:
-    return build_site().EDITIONS[EDITIONS[edition]["sphinx"]]["out"]
+    return build_site().SPHINX_BUILDS[EDITIONS[edition]["sphinx"]]["out"]
 
 
 def cover_words(edition: str) -> tuple[str, str]:
@@ -133,26 +126,8 @@ def cover_words(edition: str) -> tuple[str, str]:
     import yaml
 
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
-    overrides = build_site().EDITIONS[EDITIONS[edition]["sphinx"]]["overrides"]
+    overrides = build_site().SPHINX_BUILDS[EDITIONS[edition]["sphinx"]]["overrides"]
     return overrides.get("html_title", config["title"]), overrides.get("author", config["author"])
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@contextmanager
-def serve(folder: Path):
-    """``folder`` over HTTP on 127.0.0.1 (a free port); yields its URL."""
-    handler = functools.partial(_QuietHandler, directory=str(folder))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
 
 
 def destinations(data: bytes, names: list[str]) -> tuple[dict[str, tuple[int, float, float]], int]:
@@ -305,7 +280,7 @@ async def print_edition(browser, pool, edition: str) -> dict:
     moved to a new page, chapters, pages, steps)."""
     lap = Laps()
     outside, errors = [], []
-    with serve(singlehtml_dir(edition)) as base_url:
+    with local_server.serving(singlehtml_dir(edition)) as base_url:
 
         async def local_only(route):
             url = route.request.url
@@ -395,7 +370,7 @@ def inputs_digest(exe: str) -> str | None:
 
 
 def up_to_date(digest: str | None) -> bool:
-    site = build_site().EDITIONS["en"]["out"]
+    site = build_site().SPHINX_BUILDS["en"]["out"]
     return (
         digest is not None
         and PDF_OK.exists()
@@ -425,7 +400,7 @@ def main() -> int:
     args = parser.parse_args()
     start = time.perf_counter()
     site = build_site()
-    if not (site.EDITIONS["en"]["out"] / "index.html").exists():
+    if not (site.SPHINX_BUILDS["en"]["out"] / "index.html").exists():
         raise SystemExit("make pdf: build the site first (make book)")
     exe = chromium_executable()
     digest = inputs_digest(exe)
@@ -448,7 +423,7 @@ def main() -> int:
         return 0
     # The English site serves both PDFs at its top; the index pages link them.
     for edition in EDITIONS:
-        shutil.copyfile(pdf_path(edition), site.EDITIONS["en"]["out"] / pdf_path(edition).name)
+        shutil.copyfile(pdf_path(edition), site.SPHINX_BUILDS["en"]["out"] / pdf_path(edition).name)
     pdf_links.add(ROOT / "_build")
     if digest:
         PDF_OK.write_text(digest)

@@ -13,16 +13,23 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-PDF_FILES = {"en": "matgrad-en.pdf", "zh_CN": "matgrad-zh_CN.pdf"}
-# Per edition: the index page (relative to the build folder), the way up from
-# it to the English site's top, the note's words, and the PDFs (its own first).
-EDITIONS = {
-    "en": ("html/index.html", "", "The whole book as one PDF:", ("en", "zh_CN")),
-    "zh_CN": ("zh_CN/html/index.html", "../", "全书 PDF：", ("zh_CN", "en")),
-}
-# The published copy of the Chinese site inside the English one (build_site.py).
-PUBLISHED_ZH_INDEX = "html/zh_CN/index.html"
-LABELS = {"en": ("en", "English"), "zh_CN": ("zh-CN", "中文")}
+from bookbuild import editions as table
+
+PDF_FILES = {row.language: f"matgrad-{row.language}.pdf" for row in table.EDITIONS}
+
+
+def _index(row: table.Edition) -> tuple[str, str, str, tuple[str, ...]]:
+    """The edition's index page (relative to the build folder), the way up from
+    it to the English site's top, the note's words, and the PDFs (its own first)."""
+    page = f"{row.folder}/html/index.html" if row.folder else "html/index.html"
+    others = tuple(r.language for r in table.EDITIONS if r is not row)
+    return page, "../" if row.folder else "", row.pdf_note, (row.language, *others)
+
+
+EDITIONS = {row.language: _index(row) for row in table.EDITIONS}
+# The published copies of the translations inside the English site (build_site.py).
+PUBLISHED_INDEX = {row.language: f"html/{row.folder}/index.html" for row in table.EDITIONS[1:]}
+LABELS = {row.language: (row.hreflang, row.name) for row in table.EDITIONS}
 NOTE = re.compile(r'\n<p class="matgrad-book-pdfs">.*?</p>', re.S)
 
 
@@ -57,7 +64,8 @@ def index_pages(build: Path) -> dict[str, list[Path]]:
     """Each edition's index pages in ``build`` (the Chinese one twice: its own
     site and the copy published in the English one)."""
     pages = {edition: [build / spec[0]] for edition, spec in EDITIONS.items()}
-    pages["zh_CN"].append(build / PUBLISHED_ZH_INDEX)
+    for edition, published in PUBLISHED_INDEX.items():
+        pages[edition].append(build / published)
     return pages
 
 

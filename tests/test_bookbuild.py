@@ -309,7 +309,10 @@ def test_each_edition_has_its_sphinx_builds():
     assert builds["zh_CN"]["out"] == BUILD / "zh_CN" / "html"
     assert builds["singlehtml-zh_CN"]["doctrees"] == builds["zh_CN"]["doctrees"]
     assert builds["singlehtml-zh_CN"]["overrides"]["html_title"] == "矩阵的梯度"
-    assert set(builds) == {"en", "zh_CN", "singlehtml-en", "singlehtml-zh_CN", "gettext"}
+    assert set(builds) == {
+        *("en", "zh_CN", "singlehtml-en", "singlehtml-zh_CN", "gettext"),
+        *("linkcheck-en", "linkcheck-zh_CN"),
+    }
 
 
 def test_the_local_server_serves_a_folder_quietly(tmp_path, capfd):

@@ -177,3 +177,13 @@ def test_the_roadmap_lists_every_page():
         if label not in linked:
             missing.append(f"{page} ({label})")
     assert not missing, "the roadmap in index.md does not link: " + ", ".join(missing)
+
+
+@pytest.mark.parametrize("page", toc_pages(), ids=str)
+def test_folded_blocks_are_dropdown_admonitions(page):
+    """sphinx-exercise registers handlers for the singlehtml builder, so Sphinx
+    gives that builder (make pdf) only those and none of sphinx-design's html
+    ones: a ``{dropdown}`` directive fails there. Folded blocks are
+    ``{admonition}`` with ``:class: dropdown`` (sphinx-togglebutton)."""
+    text = (ROOT / page).read_text()
+    assert not re.search(r"^[`:]{3,}\{dropdown\}", text, re.M), f"{page} uses {{dropdown}}"
