@@ -193,8 +193,8 @@ def onednn_runs(
 ) -> dict[tuple[bool, str | None], OneDNNRun]:
     """:func:`onednn_seed_gradient` for each ``(custom_ops, max_cpu_isa)``, by setting.
 
-    Each setting runs in its own fresh process, as many side by side as the
-    machine has cores.
+    Each setting runs in its own fresh process, all side by side (the
+    children spend most of their time importing TensorFlow).
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -202,8 +202,7 @@ def onednn_runs(
     for s in settings:
         if len(s) != 2:
             raise ValueError(f"a setting is (custom_ops, max_cpu_isa), got {s!r}")
-    workers = max(1, min(len(settings), os.cpu_count() or 1))
-    with ThreadPoolExecutor(workers) as pool:
+    with ThreadPoolExecutor(max(1, len(settings))) as pool:
         futures = [
             pool.submit(onednn_seed_gradient, isa, timeout, custom_ops=ops) for ops, isa in settings
         ]
