@@ -149,8 +149,8 @@ def test_without_onednn_the_functions_answer_as_such_a_build(monkeypatch):
 
 @pytest.mark.tf
 def test_the_onednn_page_builds_with_a_tensorflow_without_onednn(tmp_path):
-    """The page's branch for TensorFlow builds without oneDNN (macOS, most
-    arm64 builds) runs, and says so, in an ordinary fresh kernel."""
+    """The page's branch for TensorFlow builds without oneDNN (the macOS
+    builds) runs, and says so, in an ordinary fresh kernel."""
     from pathlib import Path
 
     from conftest import execute_page
