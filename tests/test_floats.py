@@ -79,13 +79,13 @@ def test_bad_inputs_are_named():
 
 @pytest.mark.tf
 def test_onednn_child_reports_its_instruction_set():
+    from matgrad.floats import sum_gap_bound
     from matgrad.tf_env import onednn_seed_gradient
 
     run = onednn_seed_gradient("SSE41")
     assert run.isa != "unknown" and "SSE4.1" in run.isa, run.isa
-    np.testing.assert_allclose(
-        run.gradient, np.tile(examples.EXPECTED_SEED_GRAD_ROW, (5, 1)), rtol=1e-6
-    )
+    gap = np.abs(run.gradient - examples.EXPECTED_SEED_GRAD_ROW)
+    assert np.all(gap <= sum_gap_bound(examples.SEED_B)), gap
     with pytest.raises(ValueError, match="max_cpu_isa must be an ONEDNN_MAX_CPU_ISA value"):
         onednn_seed_gradient("avx2")
 
@@ -264,3 +264,31 @@ def test_onednn_runs_report_layouts_and_stay_in_the_groupings():
         from matgrad.tf_env import onednn_seed_gradient
 
         onednn_seed_gradient(custom_ops="yes")
+
+
+def test_sum_gap_bound_covers_every_grouping():
+    from matgrad.floats import sum_gap_bound
+
+    u = 2.0**-24
+    bound = sum_gap_bound(examples.SEED_B)
+    np.testing.assert_allclose(bound, 4 * u / (1 - 2 * u) * np.abs(examples.SEED_B).sum(axis=1))
+    for row, b in zip(examples.SEED_B, bound, strict=True):
+        values = [np.float64(v) for v in three_term_sums(*row).values()]
+        assert max(values) - min(values) <= b
+    # relative to the sum, row 0's bound exceeds 1e-6: the sum cancels
+    assert bound[0] / abs(examples.EXPECTED_SEED_GRAD_ROW[0]) > 1e-6
+    assert sum_gap_bound(np.ones((2, 4)), np.float64).shape == (2,)
+    with pytest.raises(TypeError, match="dtype must be float16, float32 or float64"):
+        sum_gap_bound(examples.SEED_B, np.int32)
+    with pytest.raises(ValueError, match="at least one term"):
+        sum_gap_bound(np.zeros((3, 0)))
+
+
+@given(finite32, finite32, finite32)
+def test_sum_gap_bound_holds_for_any_three_terms(a, b, c):
+    from matgrad.floats import sum_gap_bound
+
+    sums = [
+        np.float64(v) for v in three_term_sums(np.float32(a), np.float32(b), np.float32(c)).values()
+    ]
+    assert max(sums) - min(sums) <= sum_gap_bound(np.float32([a, b, c]))

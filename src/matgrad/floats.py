@@ -169,3 +169,27 @@ def groupings_table(rows) -> list[dict[str, np.floating]]:
         align="rrrrrr",
     )
     return sums
+
+
+def sum_gap_bound(terms, dtype=np.float32) -> np.ndarray:
+    """How far apart two correct kernels' sums of each row of ``terms`` can be.
+
+    Any order of adding n numbers in ``dtype`` (unit roundoff u, 2**-24 for
+    float32) passes each term through at most n - 1 roundings, so its result
+    lies within gamma_{n-1} * sum|b_k| of the exact sum, with
+    gamma_m = m u / (1 - m u); two kernels' results lie within twice that.
+    The bound is absolute: for a sum that cancels it is large relative to the
+    sum. For the rows of a product seeded with ones (the puzzle's gradient),
+    the multiplications by 1 are exact and add nothing. ``terms`` is an
+    (..., n) array; the result has its shape without the last axis.
+    """
+    dtype = np.dtype(dtype)
+    if dtype.kind != "f" or dtype.itemsize > 8:
+        raise TypeError(f"dtype must be float16, float32 or float64, got {dtype}")
+    b = as_array(terms, "terms", allow_complex=False)
+    if b.ndim == 0 or b.shape[-1] == 0:
+        raise ValueError(f"terms must have at least one term along its last axis, got {b.shape}")
+    u = float(np.finfo(dtype).eps) / 2
+    m = b.shape[-1] - 1
+    gamma = m * u / (1 - m * u)
+    return 2 * gamma * np.abs(b.astype(np.float64)).sum(axis=-1)
