@@ -79,13 +79,13 @@ def test_bad_inputs_are_named():
 
 @pytest.mark.tf
 def test_onednn_child_reports_its_instruction_set():
+    from matgrad.floats import sum_gap_bound
     from matgrad.tf_env import onednn_seed_gradient
 
     run = onednn_seed_gradient("SSE41")
     assert run.isa != "unknown" and "SSE4.1" in run.isa, run.isa
-    np.testing.assert_allclose(
-        run.gradient, np.tile(examples.EXPECTED_SEED_GRAD_ROW, (5, 1)), rtol=1e-6
-    )
+    gap = np.abs(run.gradient - examples.EXPECTED_SEED_GRAD_ROW)
+    assert np.all(gap <= sum_gap_bound(examples.SEED_B)), gap
     with pytest.raises(ValueError, match="max_cpu_isa must be an ONEDNN_MAX_CPU_ISA value"):
         onednn_seed_gradient("avx2")
 
@@ -149,8 +149,8 @@ def test_without_onednn_the_functions_answer_as_such_a_build(monkeypatch):
 
 @pytest.mark.tf
 def test_the_onednn_page_builds_with_a_tensorflow_without_onednn(tmp_path):
-    """The page's branch for TensorFlow builds without oneDNN (macOS, most
-    arm64 builds) runs, and says so, in an ordinary fresh kernel."""
+    """The page's branch for TensorFlow builds without oneDNN (the macOS
+    builds) runs, and says so, in an ordinary fresh kernel."""
     from pathlib import Path
 
     from conftest import execute_page
@@ -163,3 +163,132 @@ def test_the_onednn_page_builds_with_a_tensorflow_without_onednn(tmp_path):
     )
     assert "built without oneDNN" in printed
     assert "oneDNN on, capped to AVX2" not in printed
+
+
+def test_dyadic_text_writes_binary_fractions_exactly():
+    from matgrad.floats import dyadic_text
+
+    assert dyadic_text(Fraction(-11615089, 2**26)) == "-11615089/2²⁶"
+    assert dyadic_text(Fraction(12)) == "3·2²"
+    assert dyadic_text(Fraction(5)) == "5" and dyadic_text(Fraction(0)) == "0"
+    row = examples.SEED_B[1]
+    exact = sum(Fraction(float(v)) for v in row)
+    num, power = dyadic_text(exact).split("/2")
+    assert (
+        Fraction(int(num), 2 ** int(power.translate(str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789"))))
+        == exact
+    )
+    with pytest.raises(ValueError, match="power of two as denominator, got 1/3"):
+        dyadic_text(Fraction(1, 3))
+    with pytest.raises(TypeError, match="x must be a Fraction, got float"):
+        dyadic_text(0.5)
+
+
+def test_groupings_consistent_with_every_entry():
+    from matgrad.floats import groupings_consistent_with
+
+    sums = [three_term_sums(*row) for row in examples.SEED_B]
+    lr = [s["(b0 + b1) + b2"] for s in sums]
+    assert groupings_consistent_with(lr, sums)[0] == "(b0 + b1) + b2"
+    ends = [s["(b0 + b2) + b1"] for s in sums]
+    assert groupings_consistent_with(ends, sums) == ["(b0 + b2) + b1"]
+    assert groupings_consistent_with([np.float32(7)] * 3, sums) == []
+    assert "round(b0 + b1 + b2)" not in groupings_consistent_with(lr, sums)
+    with pytest.raises(ValueError, match="values has 2 entries and sums 3"):
+        groupings_consistent_with(lr[:2], sums)
+
+
+def test_groupings_table_shows_both_editions(shown):
+    from matgrad.floats import groupings_table
+
+    sums = groupings_table(examples.SEED_B)
+    assert sums == [three_term_sums(*row) for row in examples.SEED_B]
+    ((data, metadata),) = shown
+    english, chinese = data["text/markdown"], metadata["matgrad"]["zh_CN"]["text/markdown"]
+    assert english.splitlines()[0] == (
+        "| row of B | exact sum | left to right | ends first | right to left | correctly rounded |"
+    )
+    assert "| 0 | -11615089/2²⁶ | -0.17307831 | -0.1730783 | -0.1730783 | -0.17307831 |" in english
+    assert chinese.splitlines()[0].startswith("| B 的行 | 精确和 | 从左到右")
+    assert english.splitlines()[2:] == chinese.splitlines()[2:]
+    with pytest.raises(ValueError, match=r"an \(n, 3\) float array, got shape \(3,\)"):
+        groupings_table(examples.SEED_B[0])
+
+
+def test_runs_table_names_settings_and_groupings(shown):
+    from matgrad.tf_env import OneDNNRun, runs_table
+
+    sums = [three_term_sums(*row) for row in examples.SEED_B]
+    lr = np.tile([s["(b0 + b1) + b2"] for s in sums], (5, 1))
+    ends = np.tile([s["(b0 + b2) + b1"] for s in sums], (5, 1))
+    runs = {
+        (False, None): OneDNNRun(lr, "Intel AVX2", lr, ("ab", "ab", "ab")),
+        (True, "AVX2"): OneDNNRun(ends, "unknown", lr, ("ab", "ba")),
+    }
+    runs_table(runs, sums)
+    ((data, metadata),) = shown
+    english = data["text/markdown"].splitlines()
+    chinese = metadata["matgrad"]["zh_CN"]["text/markdown"].splitlines()
+    assert english[2].startswith("| 0 | ") and "`Intel AVX2`" in english[2]
+    assert "`ab` (no transpose flag)" in english[2] and "| left to right |" in english[2]
+    assert english[3].startswith("| 1 | AVX2 | — | `ba` (transpose flag) | -0.1730783 ")
+    assert "| ends first |" in english[3] and "| 先加首尾两项 |" in chinese[3]
+    assert "`ba`（带转置标志）" in chinese[3]
+    with pytest.raises(TypeError, match="runs must map settings to OneDNNRun"):
+        runs_table({(True, None): lr}, sums)
+
+
+@pytest.mark.tf
+def test_onednn_runs_report_layouts_and_stay_in_the_groupings():
+    """Custom operations on: the backward sgemm gets B with the transpose
+    flag (ba); off: on x86 builds, Eigen's contraction calls sgemm without
+    it (ab). Which digit comes out is the machine's; the groupings hold."""
+    import platform
+
+    from matgrad.tf_env import onednn_in_build, onednn_runs
+
+    if not onednn_in_build():
+        pytest.skip("this TensorFlow was built without oneDNN")
+    runs = onednn_runs([(False, None), (True, "AVX2")])
+    sums = [three_term_sums(*row) for row in examples.SEED_B]
+    for run in runs.values():
+        for row in (run.gradient[0], run.transposed_first[0]):
+            assert all(v in s.values() for v, s in zip(row, sums, strict=True)), row
+    assert runs[(True, "AVX2")].sgemm_layouts[-1] == "ba"
+    assert "AVX2" in runs[(True, "AVX2")].isa
+    if platform.machine() in ("x86_64", "AMD64"):
+        assert runs[(False, None)].sgemm_layouts[-1] == "ab"
+    with pytest.raises(ValueError, match=r"a setting is \(custom_ops, max_cpu_isa\)"):
+        onednn_runs([(True,)])
+    with pytest.raises(TypeError, match="custom_ops must be True or False"):
+        from matgrad.tf_env import onednn_seed_gradient
+
+        onednn_seed_gradient(custom_ops="yes")
+
+
+def test_sum_gap_bound_covers_every_grouping():
+    from matgrad.floats import sum_gap_bound
+
+    u = 2.0**-24
+    bound = sum_gap_bound(examples.SEED_B)
+    np.testing.assert_allclose(bound, 4 * u / (1 - 2 * u) * np.abs(examples.SEED_B).sum(axis=1))
+    for row, b in zip(examples.SEED_B, bound, strict=True):
+        values = [np.float64(v) for v in three_term_sums(*row).values()]
+        assert max(values) - min(values) <= b
+    # relative to the sum, row 0's bound exceeds 1e-6: the sum cancels
+    assert bound[0] / abs(examples.EXPECTED_SEED_GRAD_ROW[0]) > 1e-6
+    assert sum_gap_bound(np.ones((2, 4)), np.float64).shape == (2,)
+    with pytest.raises(TypeError, match="dtype must be float16, float32 or float64"):
+        sum_gap_bound(examples.SEED_B, np.int32)
+    with pytest.raises(ValueError, match="at least one term"):
+        sum_gap_bound(np.zeros((3, 0)))
+
+
+@given(finite32, finite32, finite32)
+def test_sum_gap_bound_holds_for_any_three_terms(a, b, c):
+    from matgrad.floats import sum_gap_bound
+
+    sums = [
+        np.float64(v) for v in three_term_sums(np.float32(a), np.float32(b), np.float32(c)).values()
+    ]
+    assert max(sums) - min(sums) <= sum_gap_bound(np.float32([a, b, c]))

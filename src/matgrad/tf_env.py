@@ -5,14 +5,18 @@ switch ``IsMklEnabled`` (which ``import tensorflow`` makes), and oneDNN reads
 ``ONEDNN_MAX_CPU_ISA`` once, when it first runs.  To show several settings on
 one page, :func:`seed_gradient_in_subprocess` computes the puzzle's
 ``tape.gradient(Y, T)`` in a child Python with the flag set as asked and
-returns the array; :func:`onednn_seed_gradient` does it with oneDNN on and
-also reports which instruction set oneDNN chose for this CPU;
+returns the array; :func:`onednn_seed_gradient` does it with oneDNN's
+custom operations on or off and also reports, from oneDNN's verbose log, the
+highest instruction set oneDNN allows itself and how each of its sgemm calls
+received its second operand; :func:`onednn_runs` runs several settings side
+by side and :func:`runs_table` shows them, in both editions;
 :func:`onednn_decision` asks TensorFlow's switch (``IsMklEnabled``) in a
 process started with the variable as given, before and after the variable
 changes; :func:`onednn_in_build` reports whether the installed TensorFlow
-has oneDNN at all (builds for macOS and most arm64 machines have none); and
-:func:`onednn_by_default` reports whether it turns oneDNN on when the
-variable is not set. The child's log lines stay in the child.
+has oneDNN at all (the macOS builds have none); and
+:func:`onednn_by_default` reports whether it turns oneDNN's custom
+operations on when the variable is not set. The child's log lines stay in
+the child.
 
 With ``MATGRAD_TF_WITHOUT_ONEDNN=1`` in the environment, these functions
 answer as they would with a TensorFlow built without oneDNN (``IsMklEnabled``
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -40,14 +45,20 @@ def _simulating_no_onednn() -> bool:
     return os.environ.get(WITHOUT_ONEDNN) == "1"
 
 
+# The products run in this order, so that the gradient's backward product is
+# the child's last sgemm call. Op determinism on: each run repeats itself.
 _CHILD = """
 import json
 import tensorflow as tf
 from matgrad.examples import SEED_T, SEED_B
+tf.config.experimental.enable_op_determinism()
+G, B = tf.ones((5, 3)), tf.constant(SEED_B)
+transposed_first = tf.matmul(G, tf.transpose(B))
 T = tf.Variable(SEED_T)
 with tf.GradientTape() as tape:
-    Y = tf.matmul(T, SEED_B)
-print(json.dumps(tape.gradient(Y, T).numpy().tolist()))
+    Y = tf.matmul(T, B)
+gradient = tape.gradient(Y, T)
+print(json.dumps([transposed_first.numpy().tolist(), gradient.numpy().tolist()]))
 """
 
 
@@ -92,9 +103,13 @@ def _run_child(
     return proc.stdout.strip().splitlines()
 
 
-def _gradient(lines: list[str]) -> np.ndarray:
+def _arrays(lines: list[str]) -> list[np.ndarray]:
     # float32 -> Python float -> JSON -> float32 is exact.
-    return np.array(json.loads(lines[-1]), dtype=np.float32)
+    return [np.array(a, dtype=np.float32) for a in json.loads(lines[-1])]
+
+
+def _gradient(lines: list[str]) -> np.ndarray:
+    return _arrays(lines)[1]
 
 
 def seed_gradient_in_subprocess(onednn: bool, timeout: float = 120) -> np.ndarray:
@@ -106,41 +121,158 @@ def seed_gradient_in_subprocess(onednn: bool, timeout: float = 120) -> np.ndarra
 
 
 class OneDNNRun(NamedTuple):
-    """What a child process with oneDNN on computed, and the kernels it used."""
+    """What a child process computed, and what oneDNN's verbose log said."""
 
     gradient: np.ndarray  #: ``tape.gradient(SEED_T @ SEED_B, SEED_T)``
-    isa: str  #: the instruction set oneDNN chose, as its verbose log names it
+    #: the highest instruction set oneDNN allows itself on this CPU (printed
+    #: when it starts, not the kernel chosen for a product); "unknown" when
+    #: oneDNN never ran
+    isa: str
+    #: ``tf.matmul(ones((5, 3)), tf.transpose(SEED_B))``: Bᵀ written out first
+    transposed_first: np.ndarray = np.zeros((5, 3), np.float32)
+    #: the layout of the second operand of each oneDNN sgemm call, in order:
+    #: "ab" (no transpose flag) or "ba" (transpose flag); the last one is the
+    #: gradient's backward product
+    sgemm_layouts: tuple[str, ...] = ()
 
 
-def onednn_seed_gradient(max_cpu_isa: str | None = None, timeout: float = 120) -> OneDNNRun:
-    """The seed gradient with oneDNN on, optionally capped to ``max_cpu_isa``.
+_WEIGHTS = re.compile(r"wei_f32::blocked:([a-z]+):")
 
+
+def onednn_seed_gradient(
+    max_cpu_isa: str | None = None, timeout: float = 120, *, custom_ops: bool = True
+) -> OneDNNRun:
+    """The seed gradient with oneDNN's custom operations on (or off), optionally capped.
+
+    ``custom_ops`` sets ``TF_ENABLE_ONEDNN_OPTS`` (``"1"`` or ``"0"``).
     ``max_cpu_isa`` is a value of oneDNN's ``ONEDNN_MAX_CPU_ISA`` (``"SSE41"``,
     ``"AVX2"``, ``"AVX512_CORE"``, ...): oneDNN then uses no instruction set
     newer than that, as on an older CPU. ``None`` lets it choose for this CPU
-    (or keeps a cap already set in the environment).
-    The instruction set it chose is read from its verbose log
-    (``ONEDNN_VERBOSE=1``).
+    (or keeps a cap already set in the environment). The child first computes
+    ``ones((5, 3)) @ tf.transpose(B)`` (Bᵀ written out first), then the
+    gradient, with ``tf.config.experimental.enable_op_determinism()``; oneDNN's
+    verbose log (``ONEDNN_VERBOSE=1``) gives the instruction set and the
+    sgemm calls (on x86 builds, Eigen's contraction calls oneDNN's sgemm too).
     """
     if max_cpu_isa is not None and not (isinstance(max_cpu_isa, str) and max_cpu_isa.isupper()):
         raise ValueError(
             f"max_cpu_isa must be an ONEDNN_MAX_CPU_ISA value such as 'AVX2', got {max_cpu_isa!r}"
         )
+    if not isinstance(custom_ops, bool):
+        raise TypeError(f"custom_ops must be True or False, got {custom_ops!r}")
     if _simulating_no_onednn():
         raise RuntimeError(f"{WITHOUT_ONEDNN}=1: this TensorFlow is taken to have no oneDNN")
-    env = dict(os.environ, TF_ENABLE_ONEDNN_OPTS="1", TF_CPP_MIN_LOG_LEVEL="3", ONEDNN_VERBOSE="1")
+    env = dict(
+        os.environ,
+        TF_ENABLE_ONEDNN_OPTS="1" if custom_ops else "0",
+        TF_CPP_MIN_LOG_LEVEL="3",
+        ONEDNN_VERBOSE="1",
+    )
     if max_cpu_isa is not None:
         env["ONEDNN_MAX_CPU_ISA"] = max_cpu_isa
     lines = _run_child(env, timeout)
-    isa = next(
-        (
-            line.split("isa:", 1)[1].strip()
-            for line in lines
-            if line.startswith("onednn_verbose") and ",isa:" in line
-        ),
-        "unknown",
+    log = [line for line in lines if line.startswith("onednn_verbose")]
+    isa = next((line.split("isa:", 1)[1].strip() for line in log if ",isa:" in line), "unknown")
+    layouts = tuple(
+        m.group(1)
+        for line in log
+        if ",exec," in line and ",gemm_api," in line
+        for m in [_WEIGHTS.search(line)]
+        if m
     )
-    return OneDNNRun(_gradient(lines), isa)
+    transposed_first, gradient = _arrays(lines)
+    return OneDNNRun(gradient, isa, transposed_first, layouts)
+
+
+#: The settings of :func:`onednn_runs`: (custom operations on, ``ONEDNN_MAX_CPU_ISA``).
+SETTINGS = ((False, None), (False, "AVX2"), (True, None), (True, "AVX2"))
+
+
+def onednn_runs(
+    settings: Sequence[tuple[bool, str | None]] = SETTINGS, timeout: float = 120
+) -> dict[tuple[bool, str | None], OneDNNRun]:
+    """:func:`onednn_seed_gradient` for each ``(custom_ops, max_cpu_isa)``, by setting.
+
+    Each setting runs in its own fresh process, all side by side (the
+    children spend most of their time importing TensorFlow).
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    settings = [tuple(s) for s in settings]
+    for s in settings:
+        if len(s) != 2:
+            raise ValueError(f"a setting is (custom_ops, max_cpu_isa), got {s!r}")
+    with ThreadPoolExecutor(max(1, len(settings))) as pool:
+        futures = [
+            pool.submit(onednn_seed_gradient, isa, timeout, custom_ops=ops) for ops, isa in settings
+        ]
+        return {s: f.result() for s, f in zip(settings, futures, strict=True)}
+
+
+_LAYOUT_WORDS = {
+    "ab": ("`ab` (no transpose flag)", "`ab`（无转置标志）"),
+    "ba": ("`ba` (transpose flag)", "`ba`（带转置标志）"),
+}
+
+
+def runs_table(runs: dict, sums) -> None:
+    """Show :func:`onednn_runs`' results as a table, in both editions.
+
+    One line per setting: the two variables, the instruction set oneDNN
+    allows itself, how the backward product's sgemm received Bᵀ, row 0 of
+    the gradient, the groupings consistent with it (``sums``: one
+    :func:`matgrad.floats.three_term_sums` per entry of the row), and row 0 of
+    the product with Bᵀ written out first.
+    """
+    from .floats import GROUPING_NAMES, groupings_consistent_with
+    from .tables import markdown_table
+
+    def text(values):
+        return " ".join(map(str, values))
+
+    rows, words = [], {}
+    for (ops, isa), run in runs.items():
+        if not isinstance(run, OneDNNRun):
+            raise TypeError(f"runs must map settings to OneDNNRun, got {type(run).__name__}")
+        keys = groupings_consistent_with(run.gradient[0], sums)
+        en = "; ".join(GROUPING_NAMES[k][0] for k in keys) or "none of them"
+        words[en] = "；".join(GROUPING_NAMES[k][1] for k in keys) or "都不是"
+        last = run.sgemm_layouts[-1] if run.sgemm_layouts else None
+        layout = _LAYOUT_WORDS.get(last, ("—", "—"))
+        words[layout[0]] = layout[1]
+        rows.append(
+            [
+                "1" if ops else "0",
+                isa or os.environ.get("ONEDNN_MAX_CPU_ISA") or "—",
+                "—" if run.isa == "unknown" else f"`{run.isa}`",
+                layout[0],
+                text(run.gradient[0]),
+                en,
+                text(run.transposed_first[0]),
+            ]
+        )
+    markdown_table(
+        [
+            "`TF_ENABLE_ONEDNN_OPTS`",
+            "`ONEDNN_MAX_CPU_ISA`",
+            "highest instruction set oneDNN allows itself",
+            "Bᵀ in the backward product's sgemm",
+            "row 0 of the gradient",
+            "groupings consistent with it",
+            "row 0 with Bᵀ written out first",
+        ],
+        rows,
+        zh_header=[
+            "`TF_ENABLE_ONEDNN_OPTS`",
+            "`ONEDNN_MAX_CPU_ISA`",
+            "oneDNN 允许自己使用的最高指令集",
+            "反向乘积的 sgemm 收到的 Bᵀ",
+            "梯度的第 0 行",
+            "与之相符的结合方式",
+            "先写出 Bᵀ 时的第 0 行",
+        ],
+        zh_words=words,
+    )
 
 
 def onednn_decision(
@@ -191,19 +323,20 @@ def onednn_in_build(timeout: float = 120) -> bool:
 
     A process started with ``TF_ENABLE_ONEDNN_OPTS=1`` asks ``IsMklEnabled``:
     a build with oneDNN follows the variable and answers true; a build
-    without it (macOS, most arm64 builds) answers false whatever the variable.
+    without it (the macOS builds) answers false whatever the variable.
     """
     return onednn_decision("1", timeout=timeout)[0]
 
 
 def onednn_by_default(timeout: float = 120) -> bool:
-    """Whether the installed TensorFlow uses oneDNN when ``TF_ENABLE_ONEDNN_OPTS`` is unset.
+    """Whether oneDNN's custom operations are on when ``TF_ENABLE_ONEDNN_OPTS`` is unset.
 
     TensorFlow decides once, at the first call of its switch, which
-    ``import tensorflow`` makes (``IsMklEnabled`` and its default policy in
-    ``tensorflow/core/util/port.cc``): a build without oneDNN never
-    uses it; a Linux build uses it on x86 CPUs with AVX512_VNNI, AVX512_BF16,
-    AVX_VNNI or AMX and on Arm Neoverse V1; a Windows x86 build always.  A child process without the
+    ``import tensorflow`` makes (``IsMklEnabled`` and ``DefaultOneDnnPolicy``
+    in ``tensorflow/core/util/port.cc``): a build without oneDNN never turns
+    them on; a Linux build with oneDNN turns them on for x86 CPUs with
+    AVX512_VNNI, AVX512_BF16, AVX_VNNI or AMX and for Arm Neoverse V1; a
+    Windows x86 build with oneDNN always. A child process without the
     variable reports the decision for this build on this CPU.
     """
     return onednn_decision(None, timeout=timeout)[0]
