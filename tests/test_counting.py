@@ -102,3 +102,23 @@ def test_graph_matmul_multiplications_counts_only_what_the_outputs_need():
     unknown = tf.function(f).get_concrete_function(*specs).graph
     with pytest.raises(ValueError, match="MatMul .* has an operand of shape"):
         graph_matmul_multiplications(unknown)
+
+
+def test_needed_operations_drops_what_the_outputs_do_not_read():
+    tf = pytest.importorskip("tensorflow")
+    from matgrad.counting import needed_operations
+
+    def f(a, b):
+        unused = a * a  # a Mul that no output reads
+        del unused
+        return tf.reduce_sum(a * b)
+
+    specs = [tf.TensorSpec((2, 3), tf.float32)] * 2
+    graph = tf.function(f).get_concrete_function(*specs).graph
+    assert [op.type for op in graph.get_operations()].count("Mul") == 2
+    needed = needed_operations(graph)
+    assert [op.type for op in needed].count("Mul") == 1
+    order = graph.get_operations()
+    assert needed == [op for op in order if op in needed]  # the graph's order
+    with pytest.raises(TypeError, match="needs a traced graph"):
+        needed_operations([1, 2])

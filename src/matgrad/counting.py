@@ -96,22 +96,38 @@ def multiply(a, b) -> np.ndarray:
     return out
 
 
-def graph_matmul_multiplications(graph) -> list[int]:
-    """Multiplications of each ``MatMul`` in a traced TensorFlow graph that its outputs need.
+def needed_operations(graph) -> list:
+    """The operations of a traced TensorFlow graph that its outputs need.
 
-    ``graph`` is a ``FuncGraph`` (``tf.function(f).get_concrete_function().graph``)
-    with static shapes. Only the operations that ``graph.outputs`` depend on,
-    through inputs or control inputs, are counted: TensorFlow prunes the others
-    before it runs the graph. Each entry is :func:`matmul_multiplications` of
-    the operands as the op multiplies them (``transpose_a``/``transpose_b``
-    applied). Raises ValueError naming the op if a shape is not static.
+    ``graph`` is a ``FuncGraph`` (``tf.function(f).get_concrete_function().graph``).
+    An operation is needed when ``graph.outputs`` depend on it, through inputs
+    or control inputs; TensorFlow prunes the others before it runs the graph.
+    Returned in the graph's order. Raises TypeError for an object without
+    ``outputs`` and ``get_operations``.
     """
+    if not (hasattr(graph, "outputs") and hasattr(graph, "get_operations")):
+        raise TypeError(f"needed_operations needs a traced graph, got {type(graph).__name__}")
     todo, needed = [t.op for t in graph.outputs], set()
     while todo:
         op = todo.pop()
         if op not in needed:
             needed.add(op)
             todo += [t.op for t in op.inputs] + list(op.control_inputs)
+    return [op for op in graph.get_operations() if op in needed]
+
+
+def graph_matmul_multiplications(graph) -> list[int]:
+    """Multiplications of each ``MatMul`` in a traced TensorFlow graph that its outputs need.
+
+    ``graph`` is a ``FuncGraph`` (``tf.function(f).get_concrete_function().graph``)
+    with static shapes. Only the operations that ``graph.outputs`` depend on,
+    through inputs or control inputs, are counted: TensorFlow prunes the others
+    before it runs the graph (:func:`needed_operations`). Each entry is
+    :func:`matmul_multiplications` of the operands as the op multiplies them
+    (``transpose_a``/``transpose_b`` applied). Raises ValueError naming the op
+    if a shape is not static.
+    """
+    needed = needed_operations(graph)
     counts = []
     for op in sorted((op for op in needed if op.type == "MatMul"), key=lambda op: op.name):
         shapes = []
