@@ -105,3 +105,23 @@ def test_graph_matmul_multiplications_counts_only_what_the_outputs_need():
         graph_matmul_multiplications(unknown)
     with pytest.raises(TypeError, match="graph must be a traced FuncGraph"):
         graph_matmul_shapes([[1, 2]])
+
+
+def test_needed_operations_drops_what_the_outputs_do_not_read():
+    tf = pytest.importorskip("tensorflow")
+    from matgrad.counting import needed_operations
+
+    def f(a, b):
+        unused = a * a  # a Mul that no output reads
+        del unused
+        return tf.reduce_sum(a * b)
+
+    specs = [tf.TensorSpec((2, 3), tf.float32)] * 2
+    graph = tf.function(f).get_concrete_function(*specs).graph
+    assert [op.type for op in graph.get_operations()].count("Mul") == 2
+    needed = needed_operations(graph)
+    assert [op.type for op in needed].count("Mul") == 1
+    order = graph.get_operations()
+    assert needed == [op for op in order if op in needed]  # the graph's order
+    with pytest.raises(TypeError, match="needs a traced graph"):
+        needed_operations([1, 2])

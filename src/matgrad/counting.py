@@ -96,27 +96,43 @@ def multiply(a, b) -> np.ndarray:
     return out
 
 
-def graph_matmul_shapes(graph) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
-    """Operand shapes of each ``MatMul`` in a traced TensorFlow graph that its outputs need.
+def needed_operations(graph) -> list:
+    """The operations of a traced TensorFlow graph that its outputs need.
 
-    ``graph`` is a ``FuncGraph`` (``tf.function(f).get_concrete_function().graph``)
-    with static shapes. Only the operations that ``graph.outputs`` depend on,
-    through inputs or control inputs, are listed: TensorFlow prunes the others
-    before it runs the graph. Each entry is the pair of operand shapes as the op
-    multiplies them (``transpose_a``/``transpose_b`` applied), in the order of the
-    ops' names. Raises TypeError if ``graph`` is not a graph, and ValueError naming
-    the op if a shape is not static.
+    ``graph`` is a ``FuncGraph`` (``tf.function(f).get_concrete_function().graph``).
+    An operation is needed when ``graph.outputs`` depend on it, through inputs
+    or control inputs; TensorFlow prunes the others before it runs the graph.
+    Returned in the graph's order. Raises TypeError for an object without
+    ``outputs`` and ``get_operations``.
     """
-    if not hasattr(graph, "outputs") or not hasattr(graph, "get_operations"):
-        raise TypeError(f"graph must be a traced FuncGraph, got {type(graph).__name__}")
+    if not (hasattr(graph, "outputs") and hasattr(graph, "get_operations")):
+        raise TypeError(f"needed_operations needs a traced graph, got {type(graph).__name__}")
     todo, needed = [t.op for t in graph.outputs], set()
     while todo:
         op = todo.pop()
         if op not in needed:
             needed.add(op)
             todo += [t.op for t in op.inputs] + list(op.control_inputs)
+    return [op for op in graph.get_operations() if op in needed]
+
+
+def graph_matmul_shapes(graph) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Operand shapes of each ``MatMul`` in a traced TensorFlow graph that its outputs need.
+
+    ``graph`` is a ``FuncGraph`` (``tf.function(f).get_concrete_function().graph``)
+    with static shapes. Only :func:`needed_operations` are listed, and only at
+    the graph's top level (not inside ``While`` bodies or called functions).
+    Each entry is the pair of operand shapes as the op multiplies them
+    (``transpose_a``/``transpose_b`` applied), in the order of the ops' names.
+    Raises TypeError if ``graph`` is not a graph, and ValueError naming the op
+    if a shape is not static.
+    """
+    if not (hasattr(graph, "outputs") and hasattr(graph, "get_operations")):
+        raise TypeError(f"graph must be a traced FuncGraph, got {type(graph).__name__}")
     pairs = []
-    for op in sorted((op for op in needed if op.type == "MatMul"), key=lambda op: op.name):
+    for op in sorted(
+        (op for op in needed_operations(graph) if op.type == "MatMul"), key=lambda op: op.name
+    ):
         shapes = []
         for t, flag in zip(op.inputs, ("transpose_a", "transpose_b"), strict=True):
             if t.shape.rank is None or None in t.shape.as_list():
