@@ -131,10 +131,20 @@ def _outline_titles(outline) -> list[str]:
     return titles
 
 
+# The simplified radicals that are also whole characters, as their ideographs.
+SIMPLIFIED_RADICALS = str.maketrans(
+    "\u2ec5\u2ec6\u2ec9\u2ecb\u2ed3\u2ed4\u2eda\u2edb\u2edc\u2ee2\u2ee5\u2ee6\u2ee8\u2ee9\u2eec\u2eee\u2ef0\u2ef3",
+    "见角贝车长门页风飞马鱼鸟麦黄齐齿龙龟",
+)
+
+
 def _squash(text: str) -> str:
     # NFKC: Chromium's Chinese text extracts partly as CJK radicals
-    # (U+2F29 for 小), which NFKC maps back to the ideographs.
-    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text))
+    # (U+2F29 for 小), which NFKC maps back to the ideographs; the simplified
+    # radicals of U+2E80-2EFF (U+2EC5 for 见) have no such mapping, so they
+    # are mapped here.
+    text = unicodedata.normalize("NFKC", text).translate(SIMPLIFIED_RADICALS)
+    return re.sub(r"\s+", "", text)
 
 
 def chapter_titles(edition: str) -> list[str]:

@@ -121,7 +121,9 @@ def graph_matmul_shapes(graph) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
 
     ``graph`` is a ``FuncGraph`` (``tf.function(f).get_concrete_function().graph``)
     with static shapes. Only :func:`needed_operations` are listed, and only at
-    the graph's top level (not inside ``While`` bodies or called functions).
+    the graph's top level: a ``MatMul`` inside a called function
+    (``PartitionedCall``) or a loop body (``While``) is not listed, so a route
+    that keeps its products there is undercounted.
     Each entry is the pair of operand shapes as the op multiplies them
     (``transpose_a``/``transpose_b`` applied), in the order of the ops' names.
     Raises TypeError if ``graph`` is not a graph, and ValueError naming the op
@@ -146,7 +148,8 @@ def graph_matmul_shapes(graph) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
 def graph_matmul_multiplications(graph) -> list[int]:
     """Multiplications of each ``MatMul`` in a traced TensorFlow graph that its outputs need.
 
-    One entry per pair of :func:`graph_matmul_shapes`: :func:`matmul_multiplications`
+    Reads the top-level graph only, as :func:`graph_matmul_shapes` does. One
+    entry per pair of :func:`graph_matmul_shapes`: :func:`matmul_multiplications`
     of the operands as the op multiplies them. Raises ValueError naming the op if a
     shape is not static.
     """
