@@ -64,9 +64,10 @@ window.bookPrint = (() => {
     });
   }
 
-  function cover(title, author, edition) {
+  function cover(title, author, edition, colophon) {
     const section = element('section', 'book-cover');
-    for (const [name, text] of [['title', title], ['edition', edition], ['author', author]])
+    const lines = [['title', title], ['edition', edition], ['author', author], ['colophon', colophon]];
+    for (const [name, text] of lines)
       section.appendChild(element('p', 'book-cover__' + name, text));
     return section;
   }
@@ -218,7 +219,7 @@ window.bookPrint = (() => {
   }
 
   // Returns the headings in order: {marker, after, title, level, chapter}.
-  function prepare([title, author, edition, contentsWord]) {
+  function prepare([title, author, edition, contentsWord, colophon]) {
     openDropdowns();
     const main = document.querySelector('article.bd-article');
     shrinkWideTables(main);
@@ -229,7 +230,7 @@ window.bookPrint = (() => {
     const entries = headings.map((h, n) => markHeading(h, n, destinations));
     const nav = contents(contentsWord, headings, entries, parts);
     destinations.appendChild(linkTo(nav.id));
-    printBody.before(cover(title, author, edition), nav);
+    printBody.before(cover(title, author, edition, colophon), nav);
     document.body.appendChild(destinations);
     document.querySelectorAll('a[href^="index.html#"]').forEach(
       a => a.setAttribute('href', a.getAttribute('href').slice('index.html'.length)));

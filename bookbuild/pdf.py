@@ -121,6 +121,18 @@ def singlehtml_dir(edition: str) -> Path:
     return build_site().SPHINX_BUILDS[EDITIONS[edition]["sphinx"]]["out"]
 
 
+def colophon(edition: str) -> str:
+    """The cover's last line: version, date of the build and licences, as the
+    site's footer says them (bookbuild/editions.py), without the links."""
+    import re
+
+    from bookbuild import release
+
+    date = time.strftime("%Y-%m-%d", time.gmtime())
+    html = table.footer(table.edition(edition), release.version(), date, release.repository())
+    return re.sub(r"<[^>]+>", "", html)
+
+
 def cover_words(edition: str) -> tuple[str, str]:
     """The edition's title and author: _config.yml's, or the edition's own."""
     import yaml
@@ -205,7 +217,7 @@ async def open_book(context, base_url: str, edition: str) -> tuple:
     await page.emulate_media(media="print")
     title, author = cover_words(edition)
     words = [title, author, EDITIONS[edition]["edition"], EDITIONS[edition]["contents"]]
-    entries = await page.evaluate("words => bookPrint.prepare(words)", words)
+    entries = await page.evaluate("words => bookPrint.prepare(words)", [*words, colophon(edition)])
     wide = await page.evaluate("() => bookPrint.overflowing()")
     if wide:
         raise RuntimeError(

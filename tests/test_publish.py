@@ -130,3 +130,20 @@ def test_the_zip_holds_every_page_as_a_valid_executed_notebook(notebooks):
     chapter = notebooks[f"{folder}/chapters/04_vjp.ipynb"]
     outputs = [o for c in chapter.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert len(outputs) > 10, "the notebook lacks the build's outputs"
+
+
+@pytest.mark.parametrize("edition", ["en", "zh_CN"])
+def test_the_pdf_cover_shows_version_date_and_licences(edition):
+    import os
+
+    from pypdf import PdfReader
+
+    path = ROOT / "_build" / "pdf" / f"matgrad-{edition}.pdf"
+    if not path.exists():
+        if os.environ.get("MATGRAD_REQUIRE_PDF") == "1":
+            pytest.fail(f"{path} is missing (make pdf)")
+        pytest.skip("no PDFs (make pdf)")
+    cover = PdfReader(path).pages[0].extract_text()
+    assert release.version() in cover, cover
+    assert re.search(r"\d{4}-\d{2}-\d{2}", cover), cover
+    assert "CC BY 4.0" in cover and "MIT" in cover, cover
