@@ -27,7 +27,7 @@ import pytest
 import yaml
 
 from bookbuild import release
-from conftest import HTML, ROOT, site_pages, toc_pages
+from conftest import HTML, ROOT, site_pages, source_page, toc_pages
 
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 SPDX_IDS = {"MIT", "CC-BY-4.0"}
@@ -99,6 +99,7 @@ def test_footer_shows_version_and_licences(page):
     assert release.version() in html
     assert "LICENSE-TEXT" in html and "/LICENSE" in html
     assert "issues/new" in html, "no issue button"
+    assert f"blob/main/{source_page(page).as_posix()}" in html, "no source button"
 
 
 @pytest.fixture(scope="module")
