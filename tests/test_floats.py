@@ -111,6 +111,10 @@ def test_onednn_default_follows_tensorflows_policy():
     assert onednn_decision("1") == (True, True)
     assert onednn_decision("0", then="1") == (False, False)
     assert onednn_decision("1", then="0") == (True, True)
+    # the same after a real `import tensorflow`, which makes the first call
+    assert onednn_decision("1", then="0", import_tensorflow=True) == (True, True)
+    with pytest.raises(TypeError, match="import_tensorflow must be"):
+        onednn_decision("1", import_tensorflow="yes")
     with pytest.raises(TypeError, match="start must be a string"):
         onednn_decision(1)
     with pytest.raises(TypeError, match="then must be a string"):

@@ -63,26 +63,31 @@ print(json.dumps([transposed_first.numpy().tolist(), gradient.numpy().tolist()])
 
 
 # IsMklEnabled lives in a small extension module; loading it by its path skips
-# the import of the whole TensorFlow package (about a second instead of several).
+# the import of the whole TensorFlow package (about a second instead of several);
+# its first argument, "import" or "load", says which.
 # It prints the two answers and the variable as it was at the second.
 _DEFAULT_CHILD = """
-import glob, importlib.machinery, importlib.util, os
+import glob, importlib.machinery, importlib.util, os, sys
 name = "tensorflow.python.util._pywrap_util_port"
-try:
-    root = os.path.dirname(importlib.util.find_spec("tensorflow").origin)
-    stem = os.path.join(root, "python", "util", "_pywrap_util_port")
-    path = next(p for suffix in importlib.machinery.EXTENSION_SUFFIXES
-                for p in glob.glob(stem + suffix))
-    loader = importlib.machinery.ExtensionFileLoader(name, path)
-    port = importlib.util.module_from_spec(
-        importlib.util.spec_from_file_location(name, path, loader=loader))
-    loader.exec_module(port)
-except (ImportError, StopIteration, OSError):    # another layout: import TensorFlow
+if sys.argv[1] == "import":            # import TensorFlow as a user's program does
+    import tensorflow
     from tensorflow.python.util import _pywrap_util_port as port
-import json, sys
+else:
+    try:
+        root = os.path.dirname(importlib.util.find_spec("tensorflow").origin)
+        stem = os.path.join(root, "python", "util", "_pywrap_util_port")
+        path = next(p for suffix in importlib.machinery.EXTENSION_SUFFIXES
+                    for p in glob.glob(stem + suffix))
+        loader = importlib.machinery.ExtensionFileLoader(name, path)
+        port = importlib.util.module_from_spec(
+            importlib.util.spec_from_file_location(name, path, loader=loader))
+        loader.exec_module(port)
+    except (ImportError, StopIteration, OSError):  # another layout: import TensorFlow
+        from tensorflow.python.util import _pywrap_util_port as port
+import json
 first = bool(port.IsMklEnabled())
-if len(sys.argv) > 1:                 # the variable changes, then TensorFlow is asked again
-    os.environ["TF_ENABLE_ONEDNN_OPTS"] = sys.argv[1]
+if len(sys.argv) > 2:                 # the variable changes, then TensorFlow is asked again
+    os.environ["TF_ENABLE_ONEDNN_OPTS"] = sys.argv[2]
 second = bool(port.IsMklEnabled())
 print(json.dumps([first, second, os.environ.get("TF_ENABLE_ONEDNN_OPTS")]))
 """
@@ -276,7 +281,10 @@ def runs_table(runs: dict, sums) -> None:
 
 
 def onednn_decision(
-    start: str | None, then: str | None = None, timeout: float = 120
+    start: str | None,
+    then: str | None = None,
+    timeout: float = 120,
+    import_tensorflow: bool = False,
 ) -> tuple[bool, bool]:
     """What ``IsMklEnabled`` answers in a fresh process, asked twice.
 
@@ -287,19 +295,24 @@ def onednn_decision(
     Only the small extension module that holds the switch is loaded, not the
     whole TensorFlow package (about a second instead of several); the switch
     then decides at its first call instead of during ``import tensorflow``.
+    With ``import_tensorflow=True`` the child runs ``import tensorflow`` first,
+    as a user's program does (several seconds).
     The child also reports the variable as it was at the second question,
     and a value other than the one asked for is an error.
     """
     for name, value in (("start", start), ("then", then)):
         if value is not None and not isinstance(value, str):
             raise TypeError(f"{name} must be a string such as '0' or '1', or None, got {value!r}")
+    if not isinstance(import_tensorflow, bool):
+        raise TypeError(f"import_tensorflow must be True or False, got {import_tensorflow!r}")
     if _simulating_no_onednn():
         return False, False  # IsMklEnabled in a build without oneDNN, whatever the variable
     env = {k: v for k, v in os.environ.items() if k != "TF_ENABLE_ONEDNN_OPTS"}
     env["TF_CPP_MIN_LOG_LEVEL"] = "3"
     if start is not None:
         env["TF_ENABLE_ONEDNN_OPTS"] = start
-    lines = _run_child(env, timeout, _DEFAULT_CHILD, () if then is None else (then,))
+    args = ("import" if import_tensorflow else "load",) + (() if then is None else (then,))
+    lines = _run_child(env, timeout, _DEFAULT_CHILD, args)
     answer = lines[-1] if lines else ""
     try:
         first, second, variable = json.loads(answer)
