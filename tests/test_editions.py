@@ -73,9 +73,6 @@ def structure(page) -> dict[str, object]:
         "exercises": [e.get("id") for e in main.select("div.exercise")],
         "solutions": [s.get("id") for s in main.select("div.solution")],
         "links": Counter(a.get("href") for a in main.select("a.reference.internal")),
-        "citations": Counter(
-            a.get("href") for a in main.select("a[href*='id']") if "bib" in str(a.get("href"))
-        ),
     }
 
 

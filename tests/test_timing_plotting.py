@@ -20,8 +20,6 @@ from matgrad.timing import (
     format_bytes,
     measure,
     median_time,
-    slope_position,
-    slope_words,
 )
 
 
@@ -202,21 +200,15 @@ def test_plot_cost_draws_two_guides_for_a_pair_of_powers():
     np.testing.assert_allclose(guides[1], [256 / 4**5, 256 / 2**5, 256])
 
 
-def test_fitted_slope_and_position():
+def test_fitted_slope():
     sizes = [2, 4, 8, 16]
     assert fitted_slope(sizes, [s**4.5 for s in sizes]) == pytest.approx(4.5)
-    assert slope_position(4.5, 4, 5) == "between"
-    assert slope_position(3.9, 4, 5) == "below"
-    assert slope_position(5.2, 4, 5) == "above"
     with pytest.raises(ValueError, match="equal shape"):
         fitted_slope([1, 2, 3], [1, 2])
     with pytest.raises(ValueError, match="last must be"):
         fitted_slope([1, 2, 3], [1, 2, 3], last=4)
     with pytest.raises(ValueError, match="positive"):
         fitted_slope([1, 2, 3], [1, 0, 3])
-    with pytest.raises(ValueError, match="low must be smaller"):
-        slope_position(1, 5, 4)
-    assert slope_words(4.5, 4, 5) == {"en": "between the two guides", "zh": "介于两条参考线之间"}
 
 
 def test_plot_chain_order_draws_the_factors_and_three_arrows():

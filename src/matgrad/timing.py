@@ -85,25 +85,3 @@ def fitted_slope(sizes, values, last: int = 3) -> float:
     if np.any(sizes[-last:] <= 0) or np.any(values[-last:] <= 0):
         raise ValueError("sizes and values must be positive for a log-log slope")
     return float(np.polyfit(np.log(sizes[-last:]), np.log(values[-last:]), 1)[0])
-
-
-def slope_position(slope: float, low: float, high: float) -> str:
-    """Where a fitted slope lies against two guides: "below", "between" or "above"."""
-    if not low < high:
-        raise ValueError(f"low must be smaller than high, got low={low}, high={high}")
-    return "below" if slope < low else ("above" if slope > high else "between")
-
-
-_SLOPE_WORDS = {
-    "below": {"en": "below both guides", "zh": "低于两条参考线"},
-    "between": {"en": "between the two guides", "zh": "介于两条参考线之间"},
-    "above": {"en": "above both guides", "zh": "高于两条参考线"},
-}
-
-
-def slope_words(slope: float, low: float, high: float) -> dict:
-    """The words a page glues for :func:`slope_position`, in both editions.
-
-    Returns ``{"en": ..., "zh": ...}``, for example "between the two guides".
-    """
-    return dict(_SLOPE_WORDS[slope_position(slope, low, high)])
