@@ -2,7 +2,7 @@
 
 Run by `make bench`. The page "What the full Jacobian costs"
 (chapters/05b_jacobian_costs.md) counts the multiplications of each route
-and times them at n <= 64 while the book builds; there, the smaller sizes
+and times them at n <= 32 while the book builds; there, the smaller sizes
 time mostly the fixed cost of a call. Here the sizes are large enough for
 the n^5 multiplications of `tape.jacobian` to dominate its time: each route
 is compiled with tf.function per shape, timed after a warm-up call (best of
