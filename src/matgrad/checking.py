@@ -119,9 +119,7 @@ def show_checks(checks, *, zh_words=None) -> None:
         )
     rows = [c.cells() for c in checks]
     header = ["rule", "dtype", "shapes", *COLUMNS]
-    markdown_table(
-        header, rows, zh_header=list(CHECK_HEADER_ZH), zh_words=zh_words, align="lllrrr"
-    )
+    markdown_table(header, rows, zh_header=list(CHECK_HEADER_ZH), zh_words=zh_words, align="lllrrr")
 
 
 def _tf():
