@@ -125,3 +125,22 @@ def test_needed_operations_drops_what_the_outputs_do_not_read():
     assert needed == [op for op in order if op in needed]  # the graph's order
     with pytest.raises(TypeError, match="needs a traced graph"):
         needed_operations([1, 2])
+
+
+def test_eager_ops_lists_eager_operations_only_and_removes_its_callback():
+    import tensorflow as tf
+
+    from matgrad.counting import eager_ops
+
+    a, b = tf.ones((2, 3)), tf.ones((3, 4))
+    traced = tf.function(lambda x: x * 2.0)
+    with eager_ops() as executed:
+        tf.matmul(a, b, transpose_b=False)
+        traced.get_concrete_function(tf.TensorSpec((2,)))  # built, not executed
+    assert [op.type for op in executed] == ["MatMul"]
+    assert executed[0].input_shapes == ((2, 3), (3, 4))
+    assert executed[0].attrs["transpose_b"] is False
+    with pytest.raises(RuntimeError), eager_ops() as inner:
+        raise RuntimeError
+    tf.matmul(a, b)
+    assert inner == []  # the callback is gone after an exception

@@ -250,3 +250,11 @@ def test_smallest_text_px_scales_wide_figures_down():
     # 716 px wide shown in 358: half of 10 pt at 100 dpi (13.9 px).
     assert F.smallest_text_px(fig, 358) == pytest.approx(10 / 72 * 100 * 358 / 716, rel=0.05)
     plt.close(fig)
+
+
+def test_matmul_branches_take_the_pages_names_for_the_gradients():
+    fig = F.plot_matmul_branches(F.matmul_grad_branches(), labels={"dA": "Ā", "dB": "B̄"})
+    texts = {t.get_text() for ax in fig.axes for t in ax.texts}
+    assert {"Ā =", "B̄ ="} <= texts and "dA =" not in texts
+    with pytest.raises(ValueError, match="labels"):
+        F.plot_matmul_branches(F.matmul_grad_branches(), labels={"dC": "C̄"})

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from matgrad.checking import RuleCheck, check_rule, check_table
+from matgrad.checking import RuleCheck, check_rule, check_table, show_checks
 from matgrad.linalg_grads import (
     adjugate,
     bias_add_grad,
@@ -376,3 +376,17 @@ def test_check_table_renders_rows_and_refuses_other_objects():
     assert row._repr_markdown_() == table
     with pytest.raises(TypeError, match="RuleCheck"):
         check_table([("inverse", 1.0)])
+
+
+def test_show_checks_gives_the_chinese_twin_chinese_titles_and_words(shown):
+    row = RuleCheck("inverse", "float64", "(3, 3)", 1e-16, 2.0, 0.0, (1e-10, 1e-5, 1e-7))
+    show_checks([row], zh_words={"inverse": "求逆"})
+    ((data, metadata),) = shown
+    assert data["text/markdown"] == check_table([row])
+    chinese = metadata["matgrad"]["zh_CN"]["text/markdown"].splitlines()
+    assert chinese[0] == "| 规则 | 数据类型 | 形状 | 梯度带 | compute_gradient | 中心差分 |"
+    assert chinese[2] == "| 求逆 | float64 | (3, 3) | 1.0e-16 | 2.0e+00 ✗ | 0.0e+00 |"
+    with pytest.raises(TypeError, match="RuleCheck"):
+        show_checks([("inverse", 1.0)])
+    with pytest.raises(TypeError, match="zh_words"):
+        show_checks([row], zh_words=["求逆"])

@@ -71,12 +71,16 @@ class RuleCheck:
     def ok(self) -> bool:
         return all(self.passed)
 
-    def row(self) -> str:
+    def cells(self) -> list[str]:
+        """The row's cells: name, dtype, shapes and the three differences."""
         cells = [self.name, self.dtype, self.shapes]
         cells += [
             f"{d:.1e}" + ("" if p else " ✗") for d, p in zip(self.diffs, self.passed, strict=True)
         ]
-        return "| " + " | ".join(cells) + " |"
+        return cells
+
+    def row(self) -> str:
+        return "| " + " | ".join(self.cells()) + " |"
 
     def _repr_markdown_(self) -> str:
         return check_table([self])
@@ -90,6 +94,32 @@ def check_table(checks) -> str:
             raise TypeError(f"check_table needs RuleCheck objects, got {type(c).__name__}")
     head = "| rule | dtype | shapes | " + " | ".join(COLUMNS) + " |"
     return "\n".join([head, "|---|---|---|---:|---:|---:|"] + [c.row() for c in checks])
+
+
+#: The Chinese column titles of :func:`show_checks`, in the order of its header.
+CHECK_HEADER_ZH = ("规则", "数据类型", "形状", "梯度带", "compute_gradient", "中心差分")
+
+
+def show_checks(checks, *, zh_words=None) -> None:
+    """Display the table of :func:`check_table` in both editions of the book.
+
+    The English table is the one :func:`check_table` writes; its Chinese twin
+    (:func:`matgrad.tables.markdown_table`) has Chinese column titles and
+    gives each word cell (a rule's name) the Chinese in ``zh_words``
+    ({English: Chinese}); a name without an entry stays as it is (code).
+    Raises TypeError for anything but RuleCheck objects.
+    """
+    from .tables import markdown_table
+
+    checks = list(checks)
+    check_table(checks)  # refuses anything but RuleCheck objects
+    if zh_words is not None and not isinstance(zh_words, dict):
+        raise TypeError(
+            f"zh_words must be a dict {{English: Chinese}}, got {type(zh_words).__name__}"
+        )
+    rows = [c.cells() for c in checks]
+    header = ["rule", "dtype", "shapes", *COLUMNS]
+    markdown_table(header, rows, zh_header=list(CHECK_HEADER_ZH), zh_words=zh_words, align="lllrrr")
 
 
 def _tf():

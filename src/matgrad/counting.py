@@ -18,6 +18,8 @@ products, so a counter open around a gradient counts both passes.
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
+from typing import NamedTuple
 
 import numpy as np
 
@@ -154,3 +156,40 @@ def graph_matmul_multiplications(graph) -> list[int]:
     shape is not static.
     """
     return [matmul_multiplications(*pair) for pair in graph_matmul_shapes(graph)]
+
+
+class EagerOp(NamedTuple):
+    """One operation that TensorFlow executed eagerly: its type, the shapes of
+    its inputs and its attributes ({name: value})."""
+
+    type: str
+    input_shapes: tuple
+    attrs: dict
+
+
+@contextmanager
+def eager_ops():
+    """Context manager: the list of operations TensorFlow executes eagerly in its block.
+
+    Yields a list that fills with one :class:`EagerOp` per eagerly executed
+    operation, in order (operations built into a graph, for example by a
+    ``tf.function`` being traced, are not listed). It uses TensorFlow's op
+    callbacks (``tensorflow.python.framework.op_callbacks``), an internal
+    module of TensorFlow 2.21 that may change; the callback is removed when the
+    block ends, even on an exception.
+    """
+    from tensorflow.python.framework import op_callbacks
+
+    executed: list[EagerOp] = []
+
+    def record(op_type, inputs, attrs, outputs, op_name=None, graph=None):
+        if graph is None:
+            pairs = dict(zip(attrs[::2], attrs[1::2], strict=True)) if attrs else {}
+            shapes = tuple(tuple(t.shape) for t in inputs)
+            executed.append(EagerOp(op_type, shapes, pairs))
+
+    op_callbacks.add_op_callback(record)
+    try:
+        yield executed
+    finally:
+        op_callbacks.remove_op_callback(record)

@@ -596,17 +596,29 @@ def _glyph(ax, x, y, name, shape, colour, transposed):
 
 
 def plot_matmul_branches(
-    branches, *, a_shape=(5, 3), b_shape=(3, 3), figsize=(4.8, 5.6), lang="en", words=None
+    branches,
+    *,
+    a_shape=(5, 3),
+    b_shape=(3, 3),
+    figsize=(4.8, 5.6),
+    labels=None,
+    lang="en",
+    words=None,
 ):
     """The four branches of ``MatMul``'s gradient (:func:`matmul_grad_branches`),
     one panel each: the products for ``dA`` and ``dB`` drawn as matrices in
     proportion to their shapes, ``G`` in red, a transposed operand hatched,
-    with the side where ``G`` enters."""
+    with the side where ``G`` enters. ``labels`` names the two gradients on
+    the figure ({"dA": ..., "dB": ...}; default ``dA`` and ``dB``), for a
+    page that writes them otherwise (for example ``Ā`` and ``B̄``)."""
     text = _text(lang, words)
     if set(branches) != {(False, False), (False, True), (True, False), (True, True)}:
         raise ValueError(
             f"branches must have the four (transpose_a, transpose_b) keys, got {sorted(branches)}"
         )
+    labels = {"dA": "dA", "dB": "dB", **(labels or {})}
+    if set(labels) != {"dA", "dB"} or not all(isinstance(v, str) for v in labels.values()):
+        raise ValueError(f"labels must map 'dA' and 'dB' to strings, got {labels!r}")
     fig = _figure(figsize)
     axes = fig.subplots(4, 1)
     m, k = a_shape
@@ -618,7 +630,7 @@ def plot_matmul_branches(
         for line, key in enumerate(("dA", "dB")):
             y = -line * 1.1
             x = 0.0
-            ax.text(x, y, f"{key} =", ha="left", va="center", fontsize=10)
+            ax.text(x, y, f"{labels[key]} =", ha="left", va="center", fontsize=10)
             x += 0.75
             factors = products[key].split()
             for factor in factors:
@@ -637,7 +649,7 @@ def plot_matmul_branches(
         fig,
         plot_matmul_branches,
         (branches,),
-        {"a_shape": a_shape, "b_shape": b_shape, "figsize": figsize},
+        {"a_shape": a_shape, "b_shape": b_shape, "figsize": figsize, "labels": labels},
     )
 
 
