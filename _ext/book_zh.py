@@ -26,8 +26,9 @@ the book's MyST-NB renderer, _ext/cell_outputs.py.)
   book's own words in Chinese (``note_zh`` and ``howpublished_zh`` of
   appendix/references.bib, which every note and howpublished has), no "and"
   between authors, "第 N 版" for an edition (the .bib writes it as a word,
-  "Third"), "访问于" for the date a link was visited and no "URL:" before a
-  link. Titles, authors, publishers and links stay as published (the titles
+  "Third"), "访问于" for the date a link was visited, no "URL:" before a
+  link, and "载于 …… 编，……第 N 卷，第 a–b 页" for a chapter of a book or a
+  paper in proceedings. Titles, authors, publishers and links stay as published (the titles
   are braced in the .bib, so that no style changes their case).
 """
 
@@ -104,11 +105,86 @@ def _english_style():
     return EnglishStyle
 
 
+def _chinese_collections():
+    """A chapter of a book and a paper in proceedings, in Chinese: "载于
+    <editors> 编，<book>，<series> 第 N 卷，第 a–b 页" where unsrt writes "In
+    <editors>, editors, <book>, volume N of <series>, pages a–b"."""
+    from pybtex.style.formatting import toplevel
+    from pybtex.style.formatting.unsrt import date, pages
+    from pybtex.style.template import (
+        field,
+        first_of,
+        join,
+        optional,
+        optional_field,
+        sentence,
+        words,
+    )
+
+    class Collections:
+        def format_editor(self, e, as_sentence=True):
+            editors = join[self.format_names("editor", as_sentence=False), " 编"]
+            return sentence[editors] if as_sentence else editors
+
+        def format_volume_and_series(self, e, as_sentence=True):
+            volume = join["第 ", field("volume"), " 卷"]
+            return first_of[
+                optional[join[field("series"), " ", volume]],
+                optional[volume],
+                optional_field("series"),
+            ]
+
+        def format_chapter_and_pages(self, e):
+            return optional[join["第 ", pages, " 页"]]
+
+        def get_incollection_template(self, e):
+            return toplevel[
+                sentence[self.format_names("author")],
+                self.format_title(e, "title"),
+                words[
+                    "载于",
+                    sentence[
+                        optional[self.format_editor(e, as_sentence=False)],
+                        self.format_btitle(e, "booktitle", as_sentence=False),
+                        self.format_volume_and_series(e, as_sentence=False),
+                        self.format_chapter_and_pages(e),
+                    ],
+                ],
+                sentence[
+                    optional_field("publisher"),
+                    optional_field("address"),
+                    self.format_edition(e),
+                    date,
+                ],
+                self.format_web_refs(e),
+            ]
+
+        def get_inproceedings_template(self, e):
+            return toplevel[
+                sentence[self.format_names("author")],
+                self.format_title(e, "title"),
+                words[
+                    "载于",
+                    sentence[
+                        optional[self.format_editor(e, as_sentence=False)],
+                        self.format_btitle(e, "booktitle", as_sentence=False),
+                        self.format_volume_and_series(e, as_sentence=False),
+                        self.format_chapter_and_pages(e),
+                    ],
+                    self.format_address_organization_publisher_date(e),
+                ],
+                sentence[optional_field("note")],
+                self.format_web_refs(e),
+            ]
+
+    return Collections
+
+
 def _chinese_style():
     from pybtex.database import Entry
     from pybtex.style.template import field, href, join, names, optional, sentence
 
-    class ChineseStyle(_english_style()):
+    class ChineseStyle(_chinese_collections(), _english_style()):
         """matgrad, with the book's own words in Chinese (see the module's docstring)."""
 
         def format_names(self, role, as_sentence=True):
@@ -152,8 +228,9 @@ def _chinese_style():
 
 
 _CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
-# Where unsrt ends a sentence: "." (or a title's own "?" / "!") and a space, or the end.
-_SENTENCE_END = re.compile(r"[.?!](?: |$)")
+# Where unsrt ends a sentence: "." (or a title's own "?" / "!") and a space, or the end;
+# not the full stop of an initial ("Christian H. Bischof", an editor).
+_SENTENCE_END = re.compile(r"(?<!\b[A-Z])[.?!](?: |$)")
 
 
 def _full_width_separators(text) -> None:

@@ -11,17 +11,30 @@ Each exercise's label also gets its (translated) title as its name, so that
 "All exercises" page lists them that way (sphinx-exercise names every
 exercise label "Exercise", which says nothing).
 
+The role ``{exercise-asks}`label``` stands for the first paragraph of that
+exercise, in the page's language (the translated paragraph in the Chinese
+edition): the "All exercises" page lists what each exercise asks that way.
+When a page is read again, so is the page that uses the role.
+
+In the Chinese edition, the titles that sphinx-exercise writes in English
+order and punctuation, 「练习 10 (标题)」 and 「解答 练习 10 (标题)」, become
+「练习 10（标题）」 and 「练习 10 的解答」.
+
 sphinx-exercise has no public way to reach the copy of an exercise that
-titles its solution: its private ``env.sphinx_exercise_registry`` is read,
-guarded (_ext/pins.py) at sphinx-exercise 1.2.1; upstream:
-docs/upstream/sphinx-exercise-translatable-titles.md.
+titles its solution, nor to format a title: its private
+``env.sphinx_exercise_registry`` is read, and the titles its post-transforms
+made are rewritten, guarded (_ext/pins.py) at sphinx-exercise 1.2.1;
+upstream: docs/upstream/sphinx-exercise-translatable-titles.md.
 """
 
 from __future__ import annotations
 
+import re
+
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.transforms import SphinxTransform
+from sphinx.transforms.post_transforms import SphinxPostTransform
 
 
 class exercise_title_message(nodes.Element, addnodes.translatable):
@@ -103,6 +116,136 @@ def _name_labels_by_title(app, document):
             domain.labels[name] = docname, labelid, subtitles[0].astext()
 
 
+# What each exercise asks: its first paragraph, kept per label.
+
+
+ASKS = "exercise-asks"  # the role, and the reftype of its placeholder
+
+
+def _asks_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """Where ``{exercise-asks}`label``` stands until the page is written: a
+    pending cross-reference (the doctree is pickled, and read back without
+    this module), replaced before cross-references are resolved."""
+    label = text.strip()
+    # (no reftarget: sphinx-exercise rewrites every reference to an exercise)
+    xref = addnodes.pending_xref(rawtext, refdomain="", reftype=ASKS, reftarget="", exercise=label)
+    xref += nodes.Text(label)
+    return [xref], []
+
+
+def _placeholders(document):
+    return [n for n in document.findall(addnodes.pending_xref) if n.get("reftype") == ASKS]
+
+
+def _asks_store(env) -> dict:
+    if not hasattr(env, "matgrad_exercise_asks"):
+        env.matgrad_exercise_asks = {}  # label -> (docname, paragraph)
+    return env.matgrad_exercise_asks
+
+
+def _keep_first_paragraphs(app, document):
+    store = _asks_store(app.env)
+    for node in document.findall(nodes.Element):
+        if type(node).__name__ != "exercise_enumerable_node" or not node.get("names"):
+            continue
+        for content in node.findall(nodes.section):
+            paragraph = next(iter(content.findall(nodes.paragraph)), None)
+            if paragraph is not None:
+                copy = paragraph.deepcopy()
+                for part in copy.findall():
+                    part._document = None  # not the page's whole doctree, in the env
+                store[node["names"][0]] = (app.env.docname, copy)
+            break
+
+
+def _purge(app, env, docname):
+    store = _asks_store(env)
+    for label in [k for k, (doc, _) in store.items() if doc == docname]:
+        del store[label]
+
+
+def _merge(app, env, docnames, other):
+    _asks_store(env).update({k: v for k, v in _asks_store(other).items() if v[0] in docnames})
+
+
+def _users_of_the_role(app, env, added, changed, removed):
+    """The pages that list exercises are read again when any page is."""
+    if not (added or changed or removed):
+        return []
+    users = getattr(env, "matgrad_asks_users", set())
+    return sorted(users - set(added) - set(changed))
+
+
+def _note_user(app, document):
+    if _placeholders(document):
+        if not hasattr(app.env, "matgrad_asks_users"):
+            app.env.matgrad_asks_users = set()
+        app.env.matgrad_asks_users.add(app.env.docname)
+
+
+class FillExerciseAsks(SphinxPostTransform):
+    """Replace each placeholder by a copy of the exercise's first
+    paragraph, before cross-references are resolved (10), as if written here."""
+
+    default_priority = 5
+
+    def run(self, **kwargs):
+        store = _asks_store(self.env)
+        for node in _placeholders(self.document):
+            entry = store.get(node["exercise"])
+            if entry is None:
+                raise ValueError(f"exercise-asks: no exercise labelled {node['exercise']!r}")
+            copy = entry[1].deepcopy()
+            for xref in copy.findall(addnodes.pending_xref):
+                xref["refdoc"] = self.env.docname  # links made from this page
+            node.replace_self(copy.children)
+
+
+# The Chinese edition's titles.
+
+_NUMBER = re.compile(r"^\s*(\S+ \d+)\s*$")  # " 练习 10"
+
+
+class ChineseExerciseTitles(SphinxPostTransform):
+    """「练习 10（标题）」 and 「练习 10 的解答」, after sphinx-exercise's
+    own title post-transforms (20 and 21)."""
+
+    default_priority = 22
+
+    def run(self, **kwargs):
+        if (self.config.language or "en") == "en":
+            return
+        for node in self.document.findall(nodes.Element):
+            kind = type(node).__name__
+            if kind == "exercise_enumerable_node":
+                title = node.children[0]
+                texts = [c for c in title.children if isinstance(c, nodes.Text)]
+                if len(texts) >= 2 and texts[0] == " (" and texts[-1] == ")":
+                    title.replace(texts[0], nodes.Text("（"))
+                    title.replace(texts[-1], nodes.Text("）"))
+            elif kind == "solution_node":
+                title = node.children[0]
+                refs = [c for c in title.children if isinstance(c, nodes.reference)]
+                number = _NUMBER.match(refs[0].children[0].astext()) if refs else None
+                if number:
+                    ref = refs[0]
+                    ref.children = []
+                    ref += nodes.Text(number.group(1))
+                    title.children = []
+                    title += ref
+                    title += nodes.Text(" 的解答")
+
+
+# The HTML writer puts a space after an exercise's number ("练习 10 "), which
+# stands before the full-width parenthesis of its title.
+_NUMBER_SPACE = re.compile(r'(<span class="caption-number">练习 \d+) (</span>)（')
+
+
+def _no_space_before_title(app, pagename, templatename, context, doctree):
+    if (app.config.language or "en") != "en" and "body" in context:
+        context["body"] = _NUMBER_SPACE.sub(r"\1\2（", context["body"])
+
+
 def _skip(self, node):
     raise nodes.SkipNode
 
@@ -117,4 +260,13 @@ def setup(app):
     app.add_transform(ExerciseTitleMessages)
     app.add_transform(ExerciseTitleTranslations)
     app.connect("doctree-read", _name_labels_by_title, priority=600)
+    app.add_role(ASKS, _asks_role)
+    app.add_post_transform(FillExerciseAsks)
+    app.add_post_transform(ChineseExerciseTitles)
+    app.connect("doctree-read", _keep_first_paragraphs)
+    app.connect("doctree-read", _note_user)
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)
+    app.connect("env-get-outdated", _users_of_the_role)
+    app.connect("html-page-context", _no_space_before_title)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

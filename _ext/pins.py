@@ -46,7 +46,8 @@ PATCHES = {
         "docs/upstream/sphinx-book-theme-zh-cn.md",
     ),
     "exercise_titles": Patch(
-        "sphinx-exercise's private env.sphinx_exercise_registry",
+        "sphinx-exercise's private env.sphinx_exercise_registry, and the titles "
+        "its post-transforms make",
         {"sphinx-exercise": "1.2.1"},
         "docs/upstream/sphinx-exercise-translatable-titles.md",
     ),

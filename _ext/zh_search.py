@@ -2,8 +2,9 @@
 
 Sphinx's Chinese search splits the text into words with jieba, whose
 dictionary cuts 雅可比矩阵 into 雅 / 可比 / 矩阵, so a search for 雅可比
-found nothing. The Chinese terms of the glossary's term table (and their
-parts) go into a jieba user dictionary (``html_search_options["dict"]``).
+found nothing. The Chinese terms of the Chinese edition's term table,
+locales/zh_CN/terms.md (and their parts), go into a jieba user dictionary
+(``html_search_options["dict"]``).
 jieba prints its progress through its own logger; it is quietened.
 
 ``term_table`` is also what tests/i18n_checks.py checks the translations
@@ -40,13 +41,14 @@ def _configure(app, config):
 
 
 def term_table(srcdir) -> list[tuple[str, str]]:
-    """(English, Chinese) rows of the glossary's term table, parentheses dropped.
+    """(English, Chinese) rows of the term table, locales/zh_CN/terms.md,
+    parentheses dropped.
 
     An English word with two senses has two rows (e.g. *Jacobian*: 雅可比矩阵
     when flattened, 雅可比张量 when not), told apart in parentheses."""
-    text = (Path(srcdir) / "appendix" / "glossary.md").read_text("utf8")
+    text = (Path(srcdir) / "locales" / "zh_CN" / "terms.md").read_text("utf8")
     rows = []
-    for line in text[text.index("(glossary-zh-terms)=") :].splitlines():
+    for line in text.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if (
             len(cells) == 2

@@ -16,9 +16,8 @@ A message passes when
   a glued value that is words, not a number, has a Chinese twin glued under
   the same key plus "_zh", which the translation uses);
 - a message with English prose has Chinese in its translation;
-- where the English uses a term of the glossary's term table
-  (appendix/glossary.md, "The same terms in Chinese"), the translation uses
-  that table's Chinese term;
+- where the English uses a term of the Chinese edition's term table
+  (locales/zh_CN/terms.md), the translation uses that table's Chinese term;
 - its Chinese prose uses Chinese punctuation: no half-width , ; : ? ! ( )
   next to a Chinese character (spaces and emphasis stars in between count as
   next to), but ，；：？！（）. Code, math, roles, URLs and link targets keep
@@ -106,7 +105,8 @@ def needs_translation(msgid: str) -> bool:
 
 
 def term_table() -> list[tuple[str, str]]:
-    """(English, Chinese) rows of the glossary's term table, longest English first
+    """(English, Chinese) rows of the term table (locales/zh_CN/terms.md),
+    longest English first
     (read by the book's own extension, which also gives them to the search)."""
     import importlib.util
 

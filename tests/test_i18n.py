@@ -310,7 +310,7 @@ class _Visible(HTMLParser):
 
     def __init__(self):
         super().__init__()
-        self.stack: list[str] = []  # "skip", "citation" or "" per open element
+        self.stack: list[str] = []  # "skip", "citation", "cite" or "" per open element
         self.found: list[str] = []
         self.citations: list[list[str]] = []
         self.term_table = False
@@ -332,8 +332,13 @@ class _Visible(HTMLParser):
             or (self.term_table and tag == "td" and self.cell == 1)
         )
         kind = "skip" if skip else "citation" if "citation" in classes else ""
+        if "bibtex-citation" in classes:  # a citation in the text, [P3]
+            kind = "cite"
         if not any(k == "skip" for k in self.stack) and not skip:
-            cites = "references.html" in (attrs.get("href") or "") or "citation" in self.stack
+            # a citation's tooltip is its reference (the references page cites too)
+            cites = "references.html" in (attrs.get("href") or "") or {"citation", "cite"} & set(
+                self.stack
+            )
             for name in self.ATTRIBUTES:
                 if attrs.get(name) and not (cites and name == "title"):
                     self.found.append(attrs[name])
@@ -362,13 +367,26 @@ def _published_words(bib: Path) -> list[str]:
 
     kept = ["tensorflow/tensorflow", "doi:"]  # the theme's short form of a GitHub link
     for entry in parse_file(str(bib)).entries.values():
-        for field in ("title", "journal", "publisher", "address", "url", "doi", "eprint"):
+        for field in (
+            "title",
+            "booktitle",
+            "series",
+            "journal",
+            "publisher",
+            "address",
+            "url",
+            "doi",
+            "eprint",
+        ):
             if field in entry.fields:
                 kept.append(re.sub(r"[{}\\]", "", entry.fields[field]))
-        for person in entry.persons.get("author", []):
+        for person in entry.persons.get("author", []) + entry.persons.get("editor", []):
             kept.extend(
                 name.strip("{}")
-                for name in person.first_names + person.middle_names + person.last_names
+                for name in person.first_names
+                + person.middle_names
+                + person.prelast_names
+                + person.last_names
             )
     return sorted(kept, key=len, reverse=True)
 
