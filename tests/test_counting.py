@@ -125,3 +125,25 @@ def test_needed_operations_drops_what_the_outputs_do_not_read():
     assert needed == [op for op in order if op in needed]  # the graph's order
     with pytest.raises(TypeError, match="needs a traced graph"):
         needed_operations([1, 2])
+
+
+def test_executed_kernels_sees_eager_and_compiled_products():
+    # Sin: no oneDNN rewrite renames it, whatever TF_ENABLE_ONEDNN_OPTS says;
+    # two separate Sin ops (Grappler would compose a chain sin(sin(x)) into one).
+    tf = pytest.importorskip("tensorflow")
+    from matgrad.counting import executed_kernels
+
+    a = tf.ones((2, 3))
+    compiled = tf.function(lambda x: tf.sin(x) * tf.sin(x + 1))
+    compiled(a)  # traced before counting
+
+    def run():
+        tf.sin(a)  # one eager op
+        compiled(a)  # two inside a function
+
+    assert executed_kernels(run, "Sin") == 3
+    assert executed_kernels(lambda: None) == 0
+    with pytest.raises(TypeError, match="run must be callable"):
+        executed_kernels(3)
+    with pytest.raises(TypeError, match="op_type must be a non-empty string"):
+        executed_kernels(run, op_type="")
