@@ -144,3 +144,25 @@ def test_eager_ops_lists_eager_operations_only_and_removes_its_callback():
         raise RuntimeError
     tf.matmul(a, b)
     assert inner == []  # the callback is gone after an exception
+
+
+def test_executed_kernels_sees_eager_and_compiled_products():
+    # Sin: no oneDNN rewrite renames it, whatever TF_ENABLE_ONEDNN_OPTS says;
+    # two separate Sin ops (Grappler would compose a chain sin(sin(x)) into one).
+    tf = pytest.importorskip("tensorflow")
+    from matgrad.counting import executed_kernels
+
+    a = tf.ones((2, 3))
+    compiled = tf.function(lambda x: tf.sin(x) * tf.sin(x + 1))
+    compiled(a)  # traced before counting
+
+    def run():
+        tf.sin(a)  # one eager op
+        compiled(a)  # two inside a function
+
+    assert executed_kernels(run, "Sin") == 3
+    assert executed_kernels(lambda: None) == 0
+    with pytest.raises(TypeError, match="run must be callable"):
+        executed_kernels(3)
+    with pytest.raises(TypeError, match="op_type must be a non-empty string"):
+        executed_kernels(run, op_type="")

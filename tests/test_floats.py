@@ -259,6 +259,9 @@ def test_onednn_runs_report_layouts_and_stay_in_the_groupings():
         for row in (run.gradient[0], run.transposed_first[0]):
             assert all(v in s.values() for v, s in zip(row, sums, strict=True)), row
     assert runs[(True, "AVX2")].sgemm_layouts[-1] == "ba"
+    # TensorFlow decided during the import: flipping the variable changes nothing.
+    assert runs[(True, "AVX2")].switch == (True, True)
+    assert runs[(False, None)].switch == (False, False)
     assert "AVX2" in runs[(True, "AVX2")].isa
     if platform.machine() in ("x86_64", "AMD64"):
         assert runs[(False, None)].sgemm_layouts[-1] == "ab"

@@ -193,3 +193,47 @@ def eager_ops():
         yield executed
     finally:
         op_callbacks.remove_op_callback(record)
+
+
+def executed_kernels(run, op_type: str = "MatMul") -> int:
+    """How many ``op_type`` kernels TensorFlow executes while ``run()`` runs.
+
+    Counts eager operations and those inside compiled functions alike (the
+    JVPs of ``tf.autodiff.ForwardAccumulator`` run inside functions, which an
+    eager op callback does not see): it runs ``run()`` under TensorFlow's
+    profiler and counts the events whose name ends in ``op_type``
+    (``EagerLocalExecute: MatMul`` for an eager op, ``<node name>:MatMul``
+    inside a function). The profiler's file is read with
+    ``tensorflow.tsl.profiler.protobuf.xplane_pb2``, which is not public API
+    (TensorFlow 2.21). Names are those of the kernels that ran: with oneDNN's
+    custom operations on, a ``MatMul`` inside a function runs as
+    ``_MklMatMul`` (the book's pages turn them off). Raises TypeError if
+    ``run`` is not callable or
+    ``op_type`` is not a non-empty string.
+    """
+    import glob
+    import tempfile
+
+    if not callable(run):
+        raise TypeError(f"run must be callable, got {type(run).__name__}")
+    if not isinstance(op_type, str) or not op_type:
+        raise TypeError(f"op_type must be a non-empty string such as 'MatMul', got {op_type!r}")
+    import tensorflow as tf
+    from tensorflow.tsl.profiler.protobuf import xplane_pb2
+
+    with tempfile.TemporaryDirectory() as logdir:
+        tf.profiler.experimental.start(logdir)
+        try:
+            run()
+        finally:
+            tf.profiler.experimental.stop()
+        (path,) = glob.glob(f"{logdir}/**/*.xplane.pb", recursive=True)
+        with open(path, "rb") as file:
+            space = xplane_pb2.XSpace.FromString(file.read())
+    names = [
+        plane.event_metadata[event.metadata_id].name
+        for plane in space.planes
+        for line in plane.lines
+        for event in line.events
+    ]
+    return sum(name.rsplit(":", 1)[-1].strip() == op_type for name in names)

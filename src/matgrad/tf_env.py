@@ -47,10 +47,19 @@ def _simulating_no_onednn() -> bool:
 
 # The products run in this order, so that the gradient's backward product is
 # the child's last sgemm call. Op determinism on: each run repeats itself.
+# Right after the import, the child asks TensorFlow's switch (IsMklEnabled),
+# sets TF_ENABLE_ONEDNN_OPTS to the other value and asks again: TensorFlow
+# decided during the import, so the answer does not change.
 _CHILD = """
 import json
+import os
 import tensorflow as tf
+from tensorflow.python.util import _pywrap_util_port as port
 from matgrad.examples import SEED_T, SEED_B
+switch = [bool(port.IsMklEnabled())]
+flipped = "0" if os.environ.get("TF_ENABLE_ONEDNN_OPTS") == "1" else "1"
+os.environ["TF_ENABLE_ONEDNN_OPTS"] = flipped
+switch.append(bool(port.IsMklEnabled()))
 tf.config.experimental.enable_op_determinism()
 G, B = tf.ones((5, 3)), tf.constant(SEED_B)
 transposed_first = tf.matmul(G, tf.transpose(B))
@@ -58,7 +67,7 @@ T = tf.Variable(SEED_T)
 with tf.GradientTape() as tape:
     Y = tf.matmul(T, B)
 gradient = tape.gradient(Y, T)
-print(json.dumps([transposed_first.numpy().tolist(), gradient.numpy().tolist()]))
+print(json.dumps([transposed_first.numpy().tolist(), gradient.numpy().tolist(), switch]))
 """
 
 
@@ -110,7 +119,11 @@ def _run_child(
 
 def _arrays(lines: list[str]) -> list[np.ndarray]:
     # float32 -> Python float -> JSON -> float32 is exact.
-    return [np.array(a, dtype=np.float32) for a in json.loads(lines[-1])]
+    return [np.array(a, dtype=np.float32) for a in json.loads(lines[-1])[:2]]
+
+
+def _switch(lines: list[str]) -> tuple[bool, ...]:
+    return tuple(bool(answer) for answer in json.loads(lines[-1])[2])
 
 
 def _gradient(lines: list[str]) -> np.ndarray:
@@ -139,6 +152,9 @@ class OneDNNRun(NamedTuple):
     #: "ab" (no transpose flag) or "ba" (transpose flag); the last one is the
     #: gradient's backward product
     sgemm_layouts: tuple[str, ...] = ()
+    #: TensorFlow's switch (``IsMklEnabled``) right after ``import tensorflow``,
+    #: and again after the child set ``TF_ENABLE_ONEDNN_OPTS`` to the other value
+    switch: tuple[bool, ...] = ()
 
 
 _WEIGHTS = re.compile(r"wei_f32::blocked:([a-z]+):")
@@ -186,7 +202,7 @@ def onednn_seed_gradient(
         if m
     )
     transposed_first, gradient = _arrays(lines)
-    return OneDNNRun(gradient, isa, transposed_first, layouts)
+    return OneDNNRun(gradient, isa, transposed_first, layouts, _switch(lines))
 
 
 #: The settings of :func:`onednn_runs`: (custom operations on, ``ONEDNN_MAX_CPU_ISA``).
