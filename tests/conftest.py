@@ -287,6 +287,7 @@ def busy_cores():
 # the Binder-like venv of test_lab (a minute or two on a new machine), the
 # kernel variants of test_portability (seven pages and a Chinese build), the
 # oneDNN page (it starts TensorFlow children), the timed pages under load,
+# the tests that start TensorFlow children or compile JAX for many shapes,
 # the pages run twice, then the browser checks of every page.
 _LONG_FIRST = (
     "test_lab.py::test_page_runs",
@@ -296,6 +297,12 @@ _LONG_FIRST = (
     "test_pages.py::test_page_executes_twice[chapters/05b",
     "test_pages.py::test_page_executes_twice[chapters/03",
     "test_floats.py::test_onednn_runs",
+    "test_portability.py::test_variants_take_effect",
+    "test_examples.py::test_seed_gradient_in_subprocess",
+    "test_floats.py::test_onednn",
+    "test_linalg_grads.py::test_rules_match_jax_pullbacks",
+    "test_jax.py::test_matmul_grad_matches_jax_vjp",
+    "test_build.py::test_forked_kernels",
     "test_pages.py",
     "test_site.py",
 )
