@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import time
 from pathlib import Path
 
 import pytest
@@ -91,7 +94,7 @@ def page_url(server: str, page: Path) -> str:
     return f"{server}/{page.with_suffix('.html').as_posix()}"
 
 
-# ---- executing a page in its notebook form (test_pages, test_load) ----------
+# ---- executing a page in its notebook form (test_pages, test_portability) ---
 
 
 def _failing_cell(nb):
@@ -219,18 +222,140 @@ def assert_same_output_kinds_as_the_build(page: Path, nb) -> None:
         )
 
 
-# The longest tests first: with two workers, a long test that starts last
-# (the Binder-like venv build of test_lab takes a minute or two on a new
-# machine; test_load runs pages on a saturated machine) is the whole tail.
-_LONG_FIRST = ("test_lab.py", "test_load.py")
+# ---- the machine kept busy (test_pages runs the timed pages under it) ------
+
+# A page measures time when it uses matgrad.timing's timers (not just its
+# format_bytes helper). tests/test_load.py says why these run on a busy machine.
+TIMERS = re.compile(r"\b(best_time|median_time|measure)\(")
+BUSY_DEADLINE = 600  # seconds: a busy loop never outlives this, whatever happens to pytest
+
+
+def timed_pages() -> list[Path]:
+    """The pages that time something with matgrad.timing (found by searching
+    the pages, so a new one is picked up)."""
+    return [
+        p
+        for p in toc_pages()
+        if "matgrad.timing" in (text := (ROOT / p).read_text()) and TIMERS.search(text)
+    ]
+
+
+def _spin(deadline: float) -> None:
+    x = 0
+    while time.monotonic() < deadline:
+        for _ in range(100_000):
+            x += 1
+
+
+@pytest.fixture
+def busy_cores():
+    """Keep every core busy (one spinning process per core) for the test's
+    duration; the number of busy loops (0 with MATGRAD_LOAD_TEST=0).
+
+    The busy loops are separate processes with a hard deadline of their own
+    (they exit by themselves even if pytest is killed) and are terminated
+    when the test ends."""
+    if os.environ.get("MATGRAD_LOAD_TEST") == "0":
+        yield 0
+        return
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")  # no copy of pytest's state, no inherited threads
+    deadline = time.monotonic() + BUSY_DEADLINE
+    procs = [
+        ctx.Process(target=_spin, args=(deadline,), daemon=True) for _ in range(os.cpu_count() or 1)
+    ]
+    try:
+        for proc in procs:
+            proc.start()
+        yield len(procs)
+    finally:
+        for proc in procs:
+            if proc.is_alive():
+                proc.terminate()
+        for proc in procs:
+            proc.join(timeout=10)
+            if proc.is_alive():  # pragma: no cover - terminate() was ignored
+                proc.kill()
+                proc.join()
+
+
+# ---- the order of the tests, and what the workers report --------------------
+
+# The longest tests first: with two workers, a long test that starts last is
+# the whole tail (pytest-xdist hands them out in this order). Measured in CI:
+# the Binder-like venv of test_lab (a minute or two on a new machine), the
+# kernel variants of test_portability (seven pages and a Chinese build), the
+# oneDNN page (it starts TensorFlow children), the timed pages under load,
+# the tests that start TensorFlow children or compile JAX for many shapes,
+# the pages run twice, then the browser checks of every page.
+_LONG_FIRST = (
+    "test_lab.py::test_page_runs",
+    "test_portability.py::test_kernel_pages_pass_with_other_kernels",
+    "test_pages.py::test_page_executes_twice[appendix/onednn.md]",
+    "test_floats.py::test_the_onednn_page",
+    "test_pages.py::test_page_executes_twice[chapters/05b",
+    "test_pages.py::test_page_executes_twice[chapters/03",
+    "test_floats.py::test_onednn_runs",
+    "test_portability.py::test_variants_take_effect",
+    "test_examples.py::test_seed_gradient_in_subprocess",
+    "test_floats.py::test_onednn",
+    "test_linalg_grads.py::test_rules_match_jax_pullbacks",
+    "test_jax.py::test_matmul_grad_matches_jax_vjp",
+    "test_build.py::test_forked_kernels",
+    "test_pages.py",
+    "test_site.py",
+)
 
 
 def pytest_collection_modifyitems(config, items):
     def rank(item):
-        name = item.path.name
-        return _LONG_FIRST.index(name) if name in _LONG_FIRST else len(_LONG_FIRST)
+        nodeid = item.nodeid.removeprefix("tests/")
+        for number, prefix in enumerate(_LONG_FIRST):
+            if nodeid.startswith(prefix):
+                return number
+        return len(_LONG_FIRST)
 
     items.sort(key=rank)  # a stable sort: the order within each group is kept
+
+
+def pytest_sessionfinish(session):
+    """axe-core's minor findings (tests/test_a11y.py): a worker hands its
+    own to the controller, which writes them all to _build/a11y.json."""
+    import test_a11y
+
+    if hasattr(session.config, "workeroutput"):  # an xdist worker
+        session.config.workeroutput["a11y"] = json.dumps(test_a11y.RESULTS)
+        return
+    results = {**test_a11y.RESULTS, **_A11Y_FROM_WORKERS}
+    if results:
+        test_a11y.REPORT.parent.mkdir(parents=True, exist_ok=True)
+        test_a11y.REPORT.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
+
+
+_A11Y_FROM_WORKERS: dict = {}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    _A11Y_FROM_WORKERS.update(json.loads(getattr(node, "workeroutput", {}).get("a11y", "{}")))
+
+
+def pytest_terminal_summary(terminalreporter):
+    import test_a11y
+
+    results = {**test_a11y.RESULTS, **_A11Y_FROM_WORKERS}
+    minor = sum(
+        rule["count"]
+        for views in results.values()
+        for view in views.values()
+        for rule in view.values()
+    )
+    if results:
+        terminalreporter.write_line(
+            f"axe-core: {minor} minor findings (below serious) on {len(results)} pages, "
+            f"by page, view and rule in {test_a11y.REPORT.relative_to(ROOT)}"
+        )
 
 
 @pytest.fixture

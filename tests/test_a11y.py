@@ -6,8 +6,13 @@ node_modules into each page of the built site: every rule in light mode at
 English pages) and at a phone's 390 pixels (code blocks that scroll sideways
 must be reachable by keyboard; both editions).
 No violation of impact "serious" or "critical" is allowed; the others are
-counted per page and rule, written to _build/a11y.json and printed in the
-test summary so that a reviewer sees them.
+counted per page and rule, written to _build/a11y.json (conftest.py gathers
+them from both workers) and counted in the test summary so that a reviewer
+sees them.
+
+The checks run in tests/test_site.py's ``test_page_in_chromium``, on the
+page it has already loaded and checked (one load per page serves the site,
+header and accessibility checks).
 
 Skipped outside CI when Chromium, the built site or axe-core is missing;
 required with CI=true.
@@ -15,18 +20,17 @@ required with CI=true.
 
 from __future__ import annotations
 
-import json
+import functools
 
-import pytest
-
-from conftest import ROOT, page_url, require_or_skip, site_pages, source_page
+from conftest import ROOT, require_or_skip, source_page
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 REPORT = ROOT / "_build" / "a11y.json"
 BLOCKING = {"serious", "critical"}
-# The views, and the axe rules each one runs (None: all of them). The page
-# is loaded at the first view's width: the theme gives code blocks that
-# scroll sideways a tab stop on load, and only 300 ms after a resize.
+# The views, and the axe rules each one runs (None: all of them). The narrow
+# view comes first, right after a resize to its width: the theme gives code
+# blocks that scroll sideways a tab stop on load and 300 ms after a resize,
+# and axe waits for it (THEME_TAB_STOPS).
 VIEWS = {
     "narrow": ("light", 390, ["scrollable-region-focusable", "color-contrast"]),
     "light": ("light", 1280, None),
@@ -45,27 +49,20 @@ THEME_TAB_STOPS = """() => Array.from(document.querySelectorAll(
     'pre, .nboutput > .output_area, .cell_output > .output, .jp-RenderedHTMLCommon, '
     + '.pst-scrollable-table-container')).every(e => e.tabIndex === 0
     || !(e.scrollWidth > e.clientWidth || e.scrollHeight > e.clientHeight))"""
-_results: dict[str, dict] = {}
+# Per page and view, the violations below BLOCKING: {rule: {impact, count}}.
+RESULTS: dict[str, dict] = {}
 
 
-@pytest.fixture(scope="module")
+@functools.cache
 def axe_source() -> str:
     if not AXE.exists():
         require_or_skip("axe-core is not installed in node_modules: run 'npm ci' (make book does)")
     return AXE.read_text()
 
 
-@pytest.fixture(scope="module", autouse=True)
-def report():
-    yield
-    if _results:
-        REPORT.parent.mkdir(parents=True, exist_ok=True)
-        REPORT.write_text(json.dumps(_results, indent=2, sort_keys=True) + "\n")
-
-
-@pytest.mark.site
-@pytest.mark.parametrize("page", site_pages(), ids=str)
-def test_page_has_no_serious_accessibility_violation(page, server, browser, axe_source):
+def accessibility_problems(tab, page) -> list[str]:
+    """Run axe in each view on the page loaded in ``tab`` (its math typeset);
+    the serious and critical violations, or []. The others go to RESULTS."""
     # A translated page shares the English page's styles, so the dark view
     # would repeat the English results; its own text, language and labels
     # are checked by the full light view, and its own line lengths (Chinese
@@ -73,36 +70,39 @@ def test_page_has_no_serious_accessibility_violation(page, server, browser, axe_
     views = (
         VIEWS if page == source_page(page) else {"narrow": VIEWS["narrow"], "light": VIEWS["light"]}
     )
-    first = next(iter(views.values()))
-    context = browser.new_context(viewport={"width": first[1], "height": 900})
-    tab = context.new_page()
-    tab.goto(page_url(server, page), wait_until="networkidle")
-    if tab.evaluate("() => document.querySelectorAll('.math').length > 0"):
-        tab.wait_for_function(
-            "() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=20_000
-        )
-        tab.evaluate("() => MathJax.startup.promise")
-    # Typeset math can widen a table or an output until it scrolls; the theme
-    # gives such a box its tab stop 300 ms after the page last changed. Axe
-    # runs once the theme has done so (a box it never marks fails here).
-    tab.wait_for_function(THEME_TAB_STOPS, timeout=10_000)
-    tab.add_script_tag(content=axe_source)
+    source = axe_source()
+    tab.emulate_media(color_scheme="light")  # the views differ by data-theme alone
     # Colours are checked in their final state, not halfway through the
     # theme's transition from light to dark.
     tab.add_style_tag(content="*, *::before, *::after { transition: none !important; }")
+    tab.add_script_tag(content=source)
     blocking = []
-    for view, (scheme, width, rules) in views.items():
+    for number, (view, (scheme, width, rules)) in enumerate(views.items()):
         tab.evaluate(f"() => document.documentElement.setAttribute('data-theme', '{scheme}')")
         tab.set_viewport_size({"width": width, "height": 900})
+        if number == 0:
+            # Typeset math, or a narrower view, can make a table or an output
+            # scroll; the theme gives such a box its tab stop 300 ms after the
+            # page last changed or was resized. Axe runs once the theme has
+            # done so (a box it never marks fails here).
+            tab.wait_for_function(THEME_TAB_STOPS, timeout=10_000)
         violations = tab.evaluate(RUN_AXE, rules)
-        _results.setdefault(str(page), {})[view] = {
+        RESULTS.setdefault(str(page), {})[view] = {
             v["id"]: {"impact": v["impact"], "count": len(v["nodes"])}
             for v in violations
             if v["impact"] not in BLOCKING
         }
-        blocking += [(view, v) for v in violations if v["impact"] in BLOCKING]
-    context.close()
-    assert not blocking, f"{page}: " + "\n".join(
-        f"[{view}] {v['impact']} {v['id']} ({v['help']}):\n    " + "\n    ".join(v["nodes"][:6])
-        for view, v in blocking
-    )
+        blocking += [
+            f"[{view}] {v['impact']} {v['id']} ({v['help']}):\n    " + "\n    ".join(v["nodes"][:6])
+            for v in violations
+            if v["impact"] in BLOCKING
+        ]
+    return blocking
+
+
+def test_views_start_narrow_and_check_colours_in_both_modes():
+    """The narrow view is first (the tab-stop wait belongs to it), and the
+    colour rules run in light and in dark mode."""
+    assert next(iter(VIEWS.values()))[1] < 1280
+    schemes = {s for s, _, rules in VIEWS.values() if not rules or "color-contrast" in rules}
+    assert schemes == {"light", "dark"}

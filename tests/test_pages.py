@@ -6,30 +6,45 @@ back and executed with nbclient in the page's own folder (conftest's
 a reader downloads run.  A new chapter is tested as soon as it is listed in
 _toc.yml.
 
-The kernels are forked from a process that has imported TensorFlow once,
-as in the build (bookbuild/kernel_zygote.py; tests/test_build.py checks that such
-a kernel starts in the page's folder with its own environment and shows
-figures). Pages in ordinary fresh kernels run in tests/test_load.py (every
-page that times something) and tests/test_lab.py (in JupyterLab). Each run
-here is also compared, cell by cell, with the build's: the same kinds of
-output (stream, figure, glued value, ...), from the page's two forms.
-
 Each page runs twice in one kernel, every cell in order each time, as a
 reader's second Run All in JupyterLab or on Binder does: a page must not
 register a name twice, count what only a first trace does, or leave state
-that its second run trips over. Both runs must match the build.
+that its second run trips over. Both runs are compared, cell by cell, with
+the build's: the same kinds of output (stream, figure, glued value, ...),
+from the page's two forms.
+
+The kernels are forked from a process that has imported TensorFlow once,
+as in the build (bookbuild/kernel_zygote.py; tests/test_build.py checks that such
+a kernel starts in the page's folder with its own environment and shows
+figures). The pages that time something are the exception: they run in an
+ordinary fresh kernel while every core is kept busy (tests/test_load.py says
+why), so their first run is the load test and their second the re-run check.
+Pages also run in ordinary fresh kernels in tests/test_portability.py (the
+pages that depend on kernels) and tests/test_lab.py (in JupyterLab).
 """
 
 from __future__ import annotations
 
+import os
+import warnings
+
 import pytest
 
-from conftest import assert_same_output_kinds_as_the_build, execute_page, toc_pages
+from conftest import assert_same_output_kinds_as_the_build, execute_page, timed_pages, toc_pages
+
+TIMED = set(timed_pages())
 
 
 @pytest.mark.parametrize("page", toc_pages(), ids=str)
-def test_page_executes_twice(page, tmp_path, zygote_env, monkeypatch):
-    for key, value in zygote_env.items():
-        monkeypatch.setenv(key, value)
+def test_page_executes_twice(page, tmp_path, request, monkeypatch):
+    if page in TIMED:
+        busy = request.getfixturevalue("busy_cores")  # an ordinary fresh kernel, under load
+        if busy == 0:
+            warnings.warn(f"MATGRAD_LOAD_TEST=0: {page} ran on an idle machine", stacklevel=1)
+        else:
+            assert busy == (os.cpu_count() or 1)
+    else:
+        for key, value in request.getfixturevalue("zygote_env").items():
+            monkeypatch.setenv(key, value)
     for nb in execute_page(page, tmp_path, runs=2):
         assert_same_output_kinds_as_the_build(page, nb)

@@ -110,27 +110,6 @@ def _glued(nb) -> dict:
     return found
 
 
-@pytest.fixture(scope="module")
-def variant_runs(tmp_path_factory):
-    """Every kernel page, executed once with all the variants set, in kernels
-    forked from a zygote that imported NumPy and TensorFlow under them."""
-    from bookbuild.kernel_zygote import Zygote
-
-    env = {k: v for variant in VARIANTS.values() for k, v in variant.items()}
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    runs = {}
-    try:
-        with Zygote():
-            for page in KERNEL_PAGES:
-                workdir = tmp_path_factory.mktemp(page.replace("/", "_"))
-                runs[page] = execute_page(Path(page), workdir, env=env)
-    finally:
-        for key, value in saved.items():
-            os.environ.pop(key, None) if value is None else os.environ.__setitem__(key, value)
-    return runs
-
-
 @pytest.mark.tf
 def test_variants_take_effect_and_move_only_last_bits():
     """Each variant makes its library choose another kernel (when this CPU has
@@ -171,10 +150,42 @@ def test_variants_take_effect_and_move_only_last_bits():
         assert core not in AVX_CORES, core
 
 
+def _variant_runs(tmp_path_factory) -> dict:
+    """Every kernel page, executed once with all the variants set, in kernels
+    forked from a zygote that imported NumPy and TensorFlow under them."""
+    from bookbuild.kernel_zygote import Zygote
+
+    env = {k: v for variant in VARIANTS.values() for k, v in variant.items()}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    runs = {}
+    try:
+        with Zygote():
+            for page in KERNEL_PAGES:
+                workdir = tmp_path_factory.mktemp(page.replace("/", "_"))
+                runs[page] = execute_page(Path(page), workdir, env=env)
+    finally:
+        for key, value in saved.items():
+            os.environ.pop(key, None) if value is None else os.environ.__setitem__(key, value)
+    return runs
+
+
+# One test, not a module fixture shared by several: pytest-xdist would make
+# the fixture once on each worker that gets one of them, running the seven
+# pages twice (its xdist_group does not work with pytest 9's node ids).
 @pytest.mark.tf
-@pytest.mark.parametrize("page", KERNEL_PAGES)
-def test_kernel_pages_pass_with_other_kernels(page, variant_runs):
-    nb = variant_runs[page]  # execute_page already failed on any error or stderr
+@pytest.mark.timeout(900)
+def test_kernel_pages_pass_with_other_kernels(tmp_path_factory, tmp_path):
+    """Every kernel page passes with the variants, makes the same kinds of
+    output as the build (the glued values that changed go to the report),
+    and the Chinese edition built from those runs is fully translated."""
+    runs = _variant_runs(tmp_path_factory)  # execute_page already failed on any error or stderr
+    for page, nb in runs.items():
+        _same_kinds_as_the_build(page, nb)
+    _chinese_edition_is_fully_translated(runs, tmp_path)
+
+
+def _same_kinds_as_the_build(page: str, nb) -> None:
     assert_same_output_kinds_as_the_build(Path(page), nb)
     built = built_notebook(Path(page))
     if built is not None:
@@ -187,8 +198,7 @@ def test_kernel_pages_pass_with_other_kernels(page, variant_runs):
         REPORT.write_text(json.dumps(report, indent=1, ensure_ascii=False))
 
 
-@pytest.mark.tf
-def test_chinese_edition_from_other_kernels_is_fully_translated(variant_runs, tmp_path):
+def _chinese_edition_is_fully_translated(variant_runs: dict, tmp_path) -> None:
     """The Chinese edition built from the variant runs shows no untranslated message."""
     from jupyter_cache import get_cache
     from jupyter_cache.cache.main import CacheBundleIn

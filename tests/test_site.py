@@ -7,6 +7,13 @@ warnings in outputs, no horizontal scroll at 1280 pixels, and a Binder
 button that opens this page's source. Full-page screenshots (light, and dark
 for the English pages) go to _build/screenshots/ for review.
 
+The same load of the page then serves the header's checks
+(tests/test_header.py: three widths, light and dark) and axe-core's
+(tests/test_a11y.py): loading a page and typesetting its math is most of
+the time of a browser check, and each page used to be loaded once for each
+of the three. Console errors and requests to other hosts are watched until
+the last of them. Each part reports its own problems; all are listed.
+
 Outside CI the module is skipped, with the reason, when Chromium or the
 built site is missing; with CI=true both are required.
 """
@@ -20,6 +27,8 @@ import pytest
 import yaml
 
 from conftest import LOG_NOISE, ROOT, lab_urlpath, page_url, site_pages, source_page
+from test_a11y import accessibility_problems
+from test_header import header_problems
 
 SHOTS = ROOT / "_build" / "screenshots"
 LOCAL = {"127.0.0.1", "localhost"}
@@ -66,36 +75,14 @@ def test_page_in_chromium(page, server, browser):
         tab.wait_for_function(
             "() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=20_000
         )
-        tab.evaluate("() => MathJax.startup.promise")
-        assert tab.evaluate("() => document.querySelectorAll('mjx-container').length") > 0
-    prose = tab.evaluate(PROSE_JS)
-    for raw in ("\\(", "\\[", "$$", "\\begin{"):
-        assert raw not in prose, f"{page}: raw TeX {raw!r} left in the page text"
+        tab.evaluate("() => MathJax.startup.promise")  # typeset math has its final width
+    problems = site_problems(tab, page, has_math)
+    problems += header_problems(tab)
+    problems += accessibility_problems(tab, page)
+    context.close()
 
-    outputs = tab.evaluate(OUTPUTS_JS)
-    for word in LOG_NOISE:
-        assert word not in outputs, f"{page}: output text contains {word!r}"
-
-    for img in tab.evaluate(IMAGES_JS):
-        assert img["loaded"], f"{page}: image {img['src']} did not load"
-        assert img["described"], f"{page}: image {img['src']} has neither alt text nor a caption"
-
-    width = tab.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
-    assert width[0] <= width[1], f"{page}: horizontal scroll at 1280 px ({width[0]} > {width[1]})"
-
-    binder = tab.evaluate("""() => Array.from(document.querySelectorAll('a'))
-        .map(a => a.href).filter(h => h.includes('/v2/gh/'))""")
-    assert _binder_url(source_page(page)) in binder, f"{page}: Binder links {binder}"
-
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    name = page.with_suffix("").as_posix().replace("/", "__")
-    tab.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
-    if page == source_page(page):  # a translation has the same colours as the English page
-        tab.emulate_media(color_scheme="dark")
-        tab.evaluate("() => document.documentElement.setAttribute('data-theme', 'dark')")
-        tab.screenshot(path=str(SHOTS / f"{name}-dark.png"), full_page=True)
-
-    assert not errors, f"{page}: console errors {errors}"
+    if errors:
+        problems.append(f"console errors {errors}")
     outside = sorted(
         {
             u
@@ -104,5 +91,47 @@ def test_page_in_chromium(page, server, browser):
             and urlparse(u).hostname not in LOCAL
         }
     )
-    assert not outside, f"{page}: requests to other hosts {outside}"
-    context.close()
+    if outside:
+        problems.append(f"requests to other hosts {outside}")
+    assert not problems, f"{page}:\n" + "\n".join(problems)
+
+
+def site_problems(tab, page, has_math) -> list[str]:
+    """The page's text, outputs, images, width and Binder link at 1280 px,
+    and its screenshots."""
+    problems = []
+    if has_math and tab.evaluate("() => document.querySelectorAll('mjx-container').length") == 0:
+        problems.append("the page has math, and MathJax typeset none of it")
+    prose = tab.evaluate(PROSE_JS)
+    for raw in ("\\(", "\\[", "$$", "\\begin{"):
+        if raw in prose:
+            problems.append(f"raw TeX {raw!r} left in the page text")
+
+    outputs = tab.evaluate(OUTPUTS_JS)
+    for word in LOG_NOISE:
+        if word in outputs:
+            problems.append(f"output text contains {word!r}")
+
+    for img in tab.evaluate(IMAGES_JS):
+        if not img["loaded"]:
+            problems.append(f"image {img['src']} did not load")
+        if not img["described"]:
+            problems.append(f"image {img['src']} has neither alt text nor a caption")
+
+    width = tab.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+    if width[0] > width[1]:
+        problems.append(f"horizontal scroll at 1280 px ({width[0]} > {width[1]})")
+
+    binder = tab.evaluate("""() => Array.from(document.querySelectorAll('a'))
+        .map(a => a.href).filter(h => h.includes('/v2/gh/'))""")
+    if _binder_url(source_page(page)) not in binder:
+        problems.append(f"Binder links {binder}, not {_binder_url(source_page(page))}")
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    name = page.with_suffix("").as_posix().replace("/", "__")
+    tab.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    if page == source_page(page):  # a translation has the same colours as the English page
+        tab.emulate_media(color_scheme="dark")
+        tab.evaluate("() => document.documentElement.setAttribute('data-theme', 'dark')")
+        tab.screenshot(path=str(SHOTS / f"{name}-dark.png"), full_page=True)
+    return problems
