@@ -45,6 +45,7 @@ EXPLORER_WORDS_ZH = {
     "output entry (i, j)": "输出元素 (i, j)",
     "input entry (k, l)": "输入元素 (k, l)",
     "weight G_ij": "权重 G_ij",
+    "product": "乘积",
     "G_ij × ∂Y_ij/∂T_kl": "G_ij × ∂Y_ij/∂T_kl",
     "gradient: the columns summed over i, j": "梯度：按列对 i、j 求和",
     "row k": "第 k 行",
@@ -206,7 +207,14 @@ def jacobian_explorer(T, B, G=None, *, lang="en", words=None):
         scale=alt.Scale(scheme="redblue", reverse=True, domain=[-big, big], clamp=True),
         legend=None,
     )
-    rows = alt.Y("row:O", title=w["output entry (i, j)"], axis=alt.Axis(labelFontSize=10))
+    rows = alt.Y(
+        "row:O",
+        title=w["output entry (i, j)"],
+        axis=alt.Axis(
+            labelFontSize=9,
+            labelExpr=f"'(' + floor(datum.value / {q}) + ', ' + datum.value % {q} + ')'",
+        ),
+    )
     strip = (
         base.transform_filter("datum.k === 0 && datum.l === 0")
         .mark_rect(stroke="#666", strokeWidth=0.5)
@@ -231,7 +239,11 @@ def jacobian_explorer(T, B, G=None, *, lang="en", words=None):
             x=alt.X(
                 "col:O",
                 title=w["input entry (k, l)"],
-                axis=alt.Axis(labelFontSize=10, labelAngle=0),
+                axis=alt.Axis(
+                    labelFontSize=9,
+                    labelAngle=-90,
+                    labelExpr=f"'(' + floor(datum.value / {s}) + ', ' + datum.value % {s} + ')'",
+                ),
             ),
             y=alt.Y("row:O", axis=None),
             color=colour,
@@ -259,7 +271,8 @@ def jacobian_explorer(T, B, G=None, *, lang="en", words=None):
         .transform_calculate(
             text="'(i, j, k, l) = (' + datum.i + ', ' + datum.j + ', ' + datum.k + ', '"
             " + datum.l + ')\\n∂Y_ij/∂T_kl = ' + format(datum.d, '.4f')"
-            " + ' · G_ij = ' + format(datum.w, '.2f')"
+            " + ',  G_ij = ' + format(datum.w, '.2f')"
+            f" + ',  {w['product']} = ' + format(datum.wd, '.4f')"
         )
         .mark_text(align="left", baseline="top", fontSize=12, lineBreak="\n")
         .encode(text="text:N", x=alt.value(0), y=alt.value(0))

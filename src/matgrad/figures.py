@@ -325,26 +325,21 @@ def plot_vjp_slices(J, seeds=None, *, figsize=(4.8, 6.6), lang="en", words=None)
     grid = fig.add_gridspec(len(seeds), 3, width_ratios=[1.2, 2.2, 1.6])
     for r, (name, G) in enumerate(seeds.items()):
         weighted, vjp = vjp_slices(J, G)
+        # One colour scale for the blocks and their sum, so the sum reads off the blocks.
+        top = max(float(np.abs(weighted).max()), float(np.abs(vjp).max()))
         ax_g = fig.add_subplot(grid[r, 0])
         _heat(ax_g, G, vmax=max(1.0, float(np.abs(G).max())))
         ax_g.set_ylabel(text(name), fontsize=10)
         ax_w = fig.add_subplot(grid[r, 1])
         M = jacobian_block_grid(weighted)
-        _heat(ax_w, M)
+        _heat(ax_w, M, vmax=top)
         I_, J_, K, L = J.shape
         for i in range(1, I_):
             ax_w.axhline(i * K - 0.5, color="0.4", lw=0.6)
         for j in range(1, J_):
             ax_w.axvline(j * L - 0.5, color="0.4", lw=0.6)
         ax_v = fig.add_subplot(grid[r, 2])
-        _heat(ax_v, vjp, numbers="{:.2f}", fontsize=8.5)
-        ax_w.annotate(
-            "",
-            xy=(1.12, 0.5),
-            xycoords="axes fraction",
-            xytext=(1.0, 0.5),
-            arrowprops={"arrowstyle": "-|>", "color": "0.2"},
-        )
+        _heat(ax_v, vjp, vmax=top, numbers="{:.2f}", fontsize=8.5)
         if r == 0:
             ax_g.set_title(text("seed G"), fontsize=10)
             ax_w.set_title(text("G_ij × ∂Y_ij/∂T"), fontsize=10)
@@ -469,7 +464,8 @@ def plot_backward_graph(ops, *, figsize=(4.8, 3.4), lang="en", words=None):
     """The ops of :func:`backward_ops` as a graph: inputs and the seed on the
     left, each op in a column after its inputs, the tape's gradient ops in
     red with their ``transpose_a``/``transpose_b`` and the product they
-    compute (``G Bᵀ``)."""
+    compute, labelled with the gradient they give (``T̄ = G Bᵀ``, the bar
+    meaning "gradient of the loss", as in the book)."""
     from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
     text = _text(lang, words)
@@ -493,7 +489,7 @@ def plot_backward_graph(ops, *, figsize=(4.8, 3.4), lang="en", words=None):
         x, y = where[op["name"]]
         if op["type"] == "MatMul":
             label = (
-                f"MatMul\n{products.get(op['symbol'], '')} = {op['symbol']}"
+                f"MatMul\n{products[op['symbol']][1:]}\u0304 = {op['symbol']}"
                 if op["gradient"]
                 else f"MatMul\nY = {op['inputs'][0]} {op['inputs'][1]}"
             )
