@@ -196,9 +196,84 @@ class FillExerciseAsks(SphinxPostTransform):
             if entry is None:
                 raise ValueError(f"exercise-asks: no exercise labelled {node['exercise']!r}")
             copy = entry[1].deepcopy()
-            for xref in copy.findall(addnodes.pending_xref):
+            for xref in list(copy.findall(addnodes.pending_xref)):
                 xref["refdoc"] = self.env.docname  # links made from this page
+                _mark_for_context(self.env, xref, entry[0])
             node.replace_self(copy.children)
+
+
+# Out of its page, a reference in an exercise's first paragraph loses its
+# context: a section's title read as part of the sentence, "(3)" or "Fig. 2"
+# of some other page. Each reference gets a marker before it is resolved, and
+# the resolved link is then quoted ("“Title”") or given its page ("equation
+# (3) of “Jacobian tensors”").
+
+_CONTEXT = {
+    "en": {
+        "section": "“{link}”",
+        "equation": "equation {link} of “{title}”",
+        "other": "{link} of “{title}”",
+    },
+    "zh": {
+        "section": "“{link}”",
+        "equation": "“{title}”中的式{link}",
+        "other": "“{title}”中的{link}",
+    },
+}
+
+
+class asks_reference(nodes.inline):
+    """A reference copied into an exercise's excerpt, before it is resolved."""
+
+
+def _target_doc(env, xref):
+    target = xref.get("reftarget", "")
+    if xref.get("refdomain") == "math" or xref.get("reftype") == "eq":
+        equation = env.get_domain("math").equations.get(target)
+        return equation[0] if equation else None
+    std = env.get_domain("std")
+    found = std.labels.get(target) or std.anonlabels.get(target)
+    return found[0] if found else None
+
+
+def _mark_for_context(env, xref, exercise_doc):
+    reftype = xref.get("reftype")
+    if reftype == "ref" and not xref.get("refexplicit"):
+        kind = "section"
+    elif reftype == "eq":
+        kind = "equation"
+    elif reftype == "numref" and not xref.get("refexplicit"):
+        kind = "other"
+    else:
+        return
+    marker = asks_reference(kind=kind, doc=_target_doc(env, xref) or exercise_doc)
+    xref.replace_self(marker)
+    marker += xref
+
+
+class ExerciseAsksContext(SphinxPostTransform):
+    """Quote a section's title, name the page of an equation or figure
+    (after cross-references are resolved, 10)."""
+
+    default_priority = 11
+
+    def run(self, **kwargs):
+        words = _CONTEXT["en" if (self.config.language or "en") == "en" else "zh"]
+        for marker in list(self.document.findall(asks_reference)):
+            doc = marker["doc"]
+            title = self.env.titles[doc].astext() if doc in self.env.titles else ""
+            pattern = words[marker["kind"]] if title or marker["kind"] == "section" else "{link}"
+            head, _, tail = pattern.replace("{title}", title).partition("{link}")
+            before = marker.previous_sibling()
+            if isinstance(before, nodes.Text) and before.astext().rstrip()[-1:] in _QUOTES:
+                head, tail = head.lstrip("“"), tail.rstrip("”")  # quoted already
+            elif isinstance(before, nodes.Text) and head and words is _CONTEXT["zh"]:
+                # no space before the page's title in Chinese ("求出 “…”")
+                before.parent.replace(before, nodes.Text(before.astext().rstrip(" ")))
+            marker.replace_self([nodes.Text(head), *marker.children, nodes.Text(tail)])
+
+
+_QUOTES = '“"「‘'
 
 
 # The Chinese edition's titles.
@@ -246,6 +321,14 @@ def _no_space_before_title(app, pagename, templatename, context, doctree):
         context["body"] = _NUMBER_SPACE.sub(r"\1\2（", context["body"])
 
 
+def _visit_inline(self, node):  # never left in a page: replaced at 11
+    self.visit_inline(node)
+
+
+def _depart_inline(self, node):
+    self.depart_inline(node)
+
+
 def _skip(self, node):
     raise nodes.SkipNode
 
@@ -261,7 +344,9 @@ def setup(app):
     app.add_transform(ExerciseTitleTranslations)
     app.connect("doctree-read", _name_labels_by_title, priority=600)
     app.add_role(ASKS, _asks_role)
+    app.add_node(asks_reference, html=(_visit_inline, _depart_inline))
     app.add_post_transform(FillExerciseAsks)
+    app.add_post_transform(ExerciseAsksContext)
     app.add_post_transform(ChineseExerciseTitles)
     app.connect("doctree-read", _keep_first_paragraphs)
     app.connect("doctree-read", _note_user)

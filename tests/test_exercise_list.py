@@ -91,3 +91,17 @@ def test_the_list_names_every_exercise_by_its_title(built_site, edition):
         # one link "Exercise N" (in the edition's words), one with the title
         assert any(t.startswith(number) for t in texts), (edition, label, texts)
         assert _plain_quotes(expected) in texts, (edition, label, expected, texts)
+
+
+@pytest.mark.parametrize("edition", ["en", "zh_CN"])
+def test_excerpts_name_the_page_of_an_equation(built_site, edition):
+    """An equation's number copied into the list, "(3)", is named with its
+    page ("equation (3) of “…”"), and a section's title is quoted once."""
+    path = (built_site if edition == "en" else built_site / "zh_CN") / PAGE
+    body = path.read_text(encoding="utf-8")
+    numbers = re.findall(r"(.{0,40})<a [^>]*><span[^>]*>\(\d+\)</span></a>", body)
+    numbers += re.findall(r"(.{0,40})<a [^>]*>\(\d+\)</a>", body)
+    before = "equation " if edition == "en" else "中的式"
+    assert numbers, "no equation is referred to in the excerpts: the test is stale"
+    assert all(text.endswith(before) for text in numbers), numbers
+    assert "““" not in body and "””" not in body

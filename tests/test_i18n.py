@@ -379,7 +379,9 @@ def _published_words(bib: Path) -> list[str]:
             "eprint",
         ):
             if field in entry.fields:
-                kept.append(re.sub(r"[{}\\]", "", entry.fields[field]))
+                value = re.sub(r"[{}\\]", "", entry.fields[field])
+                # the Chinese style writes "Cambridge, MA" as "Cambridge，MA"
+                kept += [value, *value.split(", ")] if field == "address" else [value]
         for person in entry.persons.get("author", []) + entry.persons.get("editor", []):
             kept.extend(
                 name.strip("{}")
