@@ -279,13 +279,13 @@ def plot_jacobian_blocks(J, *, figsize=(4.2, 5.6), lang="en", words=None):
     ax.set_ylabel(text("i (row of Y)"), fontsize=10)
     # k and l, the axes of T, labelled on one block: the bottom-left one.
     ax_l = ax.secondary_xaxis("bottom")
-    ax_l.set_xticks(range(L), [f"l={l}" for l in range(L)])
+    ax_l.set_xticks(range(L), ["l=0", *map(str, range(1, L))])
     ax_l.tick_params(length=0, labelsize=9)
     ax_l.set_xlabel(
         text("block (i, j) = ∂Y_ij/∂T:\nzero except row i, which is column j of B"), fontsize=9
     )
     ax_k = ax.secondary_yaxis("right")
-    ax_k.set_yticks([(I_ - 1) * K + k for k in range(K)], [f"k={k}" for k in range(K)])
+    ax_k.set_yticks([(I_ - 1) * K + k for k in range(K)], ["k=0", *map(str, range(1, K))])
     ax_k.tick_params(length=0, labelsize=9)
     fig.colorbar(im, ax=ax, shrink=0.6, pad=0.14, label=r"$\partial Y_{ij}/\partial T_{kl}$")
     return _redraw(fig, plot_jacobian_blocks, (J,), {"figsize": figsize})
