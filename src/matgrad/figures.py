@@ -47,7 +47,7 @@ FIGURE_WORDS_ZH = {
     "T (5×3)": "T（5×3）",
     "B (3×3)": "B（3×3）",
     "Y = TB": "Y = TB",
-    "seed G = ones": "种子 G = 全一",
+    "G = ones (upstream gradient)": "G = 全一（上游梯度）",
     "Bᵀ": "Bᵀ",
     "tape.gradient(Y, T) = G Bᵀ": "tape.gradient(Y, T) = G Bᵀ",
     "forward": "前向",
@@ -213,7 +213,7 @@ def plot_puzzle(T, B, grad=None, *, figsize=(4.8, 4.6), lang="en", words=None):
         (0, 0, d["T"], text("T (5×3)")),
         (0, 1, d["B"], text("B (3×3)")),
         (0, 2, d["Y"], text("Y = TB")),
-        (1, 0, d["G"], text("seed G = ones")),
+        (1, 0, d["G"], text("G = ones (upstream gradient)")),
         (1, 1, d["B"].T, text("Bᵀ")),
         (1, 2, d["grad"], "G Bᵀ"),
     ]
@@ -277,10 +277,17 @@ def plot_jacobian_blocks(J, *, figsize=(4.2, 5.6), lang="en", words=None):
     ax.xaxis.tick_top()
     ax.tick_params(length=0, labelsize=10)
     ax.set_ylabel(text("i (row of Y)"), fontsize=10)
-    ax.set_xlabel(
+    # k and l, the axes of T, labelled on one block: the bottom-left one.
+    ax_l = ax.secondary_xaxis("bottom")
+    ax_l.set_xticks(range(L), ["l=0", *map(str, range(1, L))])
+    ax_l.tick_params(length=0, labelsize=9)
+    ax_l.set_xlabel(
         text("block (i, j) = ∂Y_ij/∂T:\nzero except row i, which is column j of B"), fontsize=9
     )
-    fig.colorbar(im, ax=ax, shrink=0.6, label="∂Y_ij/∂T_kl")
+    ax_k = ax.secondary_yaxis("right")
+    ax_k.set_yticks([(I_ - 1) * K + k for k in range(K)], ["k=0", *map(str, range(1, K))])
+    ax_k.tick_params(length=0, labelsize=9)
+    fig.colorbar(im, ax=ax, shrink=0.6, pad=0.14, label=r"$\partial Y_{ij}/\partial T_{kl}$")
     return _redraw(fig, plot_jacobian_blocks, (J,), {"figsize": figsize})
 
 
