@@ -42,6 +42,8 @@ PHONE_WIDTH_IN = 4.8
 PHONE_COLUMN_PX = 358
 #: The smallest text, in CSS pixels, once a figure is scaled to ``PHONE_COLUMN_PX``.
 MIN_TEXT_PX = 8.0
+#: The title of a weighted slice in ``plot_vjp_slices``: mathtext, in both languages.
+SLICE_TITLE = r"$G_{ij} \times \partial Y_{ij} / \partial T$"
 #: The Chinese of every word these figures choose (the twin's words).
 FIGURE_WORDS_ZH = {
     "T (5×3)": "T（5×3）",
@@ -60,7 +62,6 @@ FIGURE_WORDS_ZH = {
     "j (column of Y)": "j（Y 的列）",
     "i (row of Y)": "i（Y 的行）",
     "seed G": "种子 G",
-    "G_ij × ∂Y_ij/∂T": "G_ij × ∂Y_ij/∂T",
     "Σ over i, j": "对 i、j 求和",
     "ones": "全一",
     "one-hot at (0, 0)": "(0, 0) 处的独热",
@@ -349,7 +350,7 @@ def plot_vjp_slices(J, seeds=None, *, figsize=(4.8, 6.6), lang="en", words=None)
         _heat(ax_v, vjp, vmax=top, numbers="{:.2f}", fontsize=8.5)
         if r == 0:
             ax_g.set_title(text("seed G"), fontsize=10)
-            ax_w.set_title(text("G_ij × ∂Y_ij/∂T"), fontsize=10)
+            ax_w.set_title(SLICE_TITLE, fontsize=10)  # math: no words
             ax_v.set_title(text("Σ over i, j"), fontsize=10)
     fig.supxlabel(
         text("summed over i, j (the axes of Y)") + " → " + text("gradient (shape of T)"),

@@ -198,7 +198,7 @@ class Tape:
                 f"target must be a Variable recorded by this tape, got {type(target).__name__}"
             )
         if output_gradients is None:
-            # The sum over the target is made here: the seed is all ones.
+            # The sum over the target is chosen here: the seed is all ones.
             seed = np.ones_like(target.value)
         else:
             seed = as_array(output_gradients, "output_gradients")
