@@ -200,6 +200,11 @@ class FillExerciseAsks(SphinxPostTransform):
                 xref["refdoc"] = self.env.docname  # links made from this page
                 _mark_for_context(self.env, xref, entry[0])
             node.replace_self(copy.children)
+        # The math domain noted this page's equations when it was read, before
+        # the copies existed; without this the page would get no MathJax and
+        # show the copied formulas as raw TeX.
+        if any(self.document.findall(nodes.math)):
+            self.env.get_domain("math").data["has_equations"][self.env.docname] = True
 
 
 # Out of its page, a reference in an exercise's first paragraph loses its
