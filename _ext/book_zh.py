@@ -137,19 +137,21 @@ def _chinese_collections():
         def format_chapter_and_pages(self, e):
             return optional[join["第 ", pages, " 页"]]
 
+        def _in_book(self, e, *after):
+            """载于 (in) the book or proceedings: editors, title, volume, pages."""
+            book = sentence[
+                optional[self.format_editor(e, as_sentence=False)],
+                self.format_btitle(e, "booktitle", as_sentence=False),
+                self.format_volume_and_series(e, as_sentence=False),
+                self.format_chapter_and_pages(e),
+            ]
+            return words[("载于", book, *after)]
+
         def get_incollection_template(self, e):
             return toplevel[
                 sentence[self.format_names("author")],
                 self.format_title(e, "title"),
-                words[
-                    "载于",
-                    sentence[
-                        optional[self.format_editor(e, as_sentence=False)],
-                        self.format_btitle(e, "booktitle", as_sentence=False),
-                        self.format_volume_and_series(e, as_sentence=False),
-                        self.format_chapter_and_pages(e),
-                    ],
-                ],
+                self._in_book(e),
                 sentence[
                     optional_field("publisher"),
                     optional_field("address"),
@@ -163,16 +165,7 @@ def _chinese_collections():
             return toplevel[
                 sentence[self.format_names("author")],
                 self.format_title(e, "title"),
-                words[
-                    "载于",
-                    sentence[
-                        optional[self.format_editor(e, as_sentence=False)],
-                        self.format_btitle(e, "booktitle", as_sentence=False),
-                        self.format_volume_and_series(e, as_sentence=False),
-                        self.format_chapter_and_pages(e),
-                    ],
-                    self.format_address_organization_publisher_date(e),
-                ],
+                self._in_book(e, self.format_address_organization_publisher_date(e)),
                 sentence[optional_field("note")],
                 self.format_web_refs(e),
             ]
