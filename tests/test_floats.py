@@ -259,6 +259,13 @@ def test_onednn_runs_report_layouts_and_stay_in_the_groupings():
         for row in (run.gradient[0], run.transposed_first[0]):
             assert all(v in s.values() for v, s in zip(row, sums, strict=True)), row
     assert runs[(True, "AVX2")].sgemm_layouts[-1] == "ba"
+    operands = runs[(True, "AVX2")].sgemm_operands
+    assert len(operands) == len(runs[(True, "AVX2")].sgemm_layouts)
+    assert operands[-1].split() == [
+        "src_f32::blocked:ab:f0",
+        "wei_f32::blocked:ba:f0",
+        "dst_f32::blocked:ab:f0",
+    ]
     # TensorFlow decided during the import: flipping the variable changes nothing.
     assert runs[(True, "AVX2")].switch == (True, True)
     assert runs[(False, None)].switch == (False, False)

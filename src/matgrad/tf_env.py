@@ -155,9 +155,14 @@ class OneDNNRun(NamedTuple):
     #: TensorFlow's switch (``IsMklEnabled``) right after ``import tensorflow``,
     #: and again after the child set ``TF_ENABLE_ONEDNN_OPTS`` to the other value
     switch: tuple[bool, ...] = ()
+    #: the operands of each oneDNN sgemm call, in order, as the verbose log
+    #: writes them, e.g. "src_f32::blocked:ab:f0 wei_f32::blocked:ba:f0
+    #: dst_f32::blocked:ab:f0"
+    sgemm_operands: tuple[str, ...] = ()
 
 
 _WEIGHTS = re.compile(r"wei_f32::blocked:([a-z]+):")
+_OPERANDS = re.compile(r"src_f32::[^ ,]+ wei_f32::[^ ,]+ dst_f32::[^ ,]+")
 
 
 def onednn_seed_gradient(
@@ -194,15 +199,11 @@ def onednn_seed_gradient(
     lines = _run_child(env, timeout)
     log = [line for line in lines if line.startswith("onednn_verbose")]
     isa = next((line.split("isa:", 1)[1].strip() for line in log if ",isa:" in line), "unknown")
-    layouts = tuple(
-        m.group(1)
-        for line in log
-        if ",exec," in line and ",gemm_api," in line
-        for m in [_WEIGHTS.search(line)]
-        if m
-    )
+    sgemm = [line for line in log if ",exec," in line and ",gemm_api," in line]
+    layouts = tuple(m.group(1) for line in sgemm for m in [_WEIGHTS.search(line)] if m)
+    operands = tuple(m.group(0) for line in sgemm for m in [_OPERANDS.search(line)] if m)
     transposed_first, gradient = _arrays(lines)
-    return OneDNNRun(gradient, isa, transposed_first, layouts, _switch(lines))
+    return OneDNNRun(gradient, isa, transposed_first, layouts, _switch(lines), operands)
 
 
 #: The settings of :func:`onednn_runs`: (custom operations on, ``ONEDNN_MAX_CPU_ISA``).
