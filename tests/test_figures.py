@@ -177,6 +177,8 @@ def test_tape_live_bytes_measures_what_matgrad_tape_keeps():
     assert not tracemalloc.is_tracing()
     with pytest.raises(ValueError, match="positive"):
         F.tape_live_bytes(steps=0)
+    with pytest.raises(ValueError, match="5 steps"):
+        F.plot_tape_memory(steps=5, n=n, data={**d, "forward": d["forward"][:4]})
     tracemalloc.start()
     try:
         with pytest.raises(RuntimeError, match="already tracing"):

@@ -886,12 +886,20 @@ def tape_live_bytes(steps=6, n=64, seed=0) -> dict:
     }
 
 
-def plot_tape_memory(steps=6, n=64, *, figsize=(4.6, 3.2), lang="en", words=None):
+def plot_tape_memory(steps=6, n=64, *, figsize=(4.6, 3.2), lang="en", words=None, data=None):
     """Live memory over time, measured (:func:`tape_live_bytes`), in ``n × n``
     arrays: ``matgrad.Tape`` gains one array per forward step and keeps them
-    all through its backward pass, while forward mode stays at two."""
+    all through its backward pass, while forward mode stays at two.
+
+    ``data``: a result of ``tape_live_bytes(steps, n)`` to draw instead of
+    measuring again (the Chinese twin draws the English figure's numbers).
+    """
     text = _text(lang, words)
-    d = tape_live_bytes(steps, n)
+    d = tape_live_bytes(steps, n) if data is None else data
+    if set(d) != {"forward", "backward", "forward_mode", "matrix_bytes"}:
+        raise ValueError("data must be a result of tape_live_bytes")
+    if not len(d["forward"]) == len(d["backward"]) == len(d["forward_mode"]) == steps:
+        raise ValueError(f"data must have {steps} steps per pass")
     one = d["matrix_bytes"]
     series = np.concatenate([d["forward"], d["backward"]]) / one
     t = np.arange(1, len(series) + 1)
@@ -942,7 +950,7 @@ def plot_tape_memory(steps=6, n=64, *, figsize=(4.6, 3.2), lang="en", words=None
     ax.set_ylabel(text("live memory (in {}×{} arrays)", n, n), fontsize=10)
     ax.tick_params(labelsize=9)
     ax.legend(fontsize=8.5, loc="upper center", bbox_to_anchor=(0.5, -0.28), frameon=False)
-    return _redraw(fig, plot_tape_memory, (steps, n), {"figsize": figsize})
+    return _redraw(fig, plot_tape_memory, (steps, n), {"figsize": figsize, "data": d})
 
 
 # ---- second derivatives: the least-squares Hessian --------------------------------
