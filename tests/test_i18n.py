@@ -243,6 +243,7 @@ def test_chinese_search_finds_chinese_words(server, browser):
 ALLOWED_WORDS = {
     "Binder",
     "Python",
+    "CPython",
     "Linux",
     "Windows",
     "Intel",

@@ -89,12 +89,12 @@ FIGURE_WORDS_ZH = {
     "its conjugate (JAX's grad)": "它的共轭（JAX 的 grad）",
     "level sets of L": "L 的等值线",
     "step": "步",
-    "live intermediates (KiB)": "存活的中间结果（KiB）",
-    "reverse mode: the tape keeps every intermediate": "反向模式：梯度带保留每个中间结果",
-    "forward mode: value and tangent only": "前向模式：只有值和切向量",
+    "live memory (in {}×{} arrays)": "存活内存（以 {}×{} 数组计）",
+    "reverse mode: matgrad.Tape": "反向模式：matgrad.Tape",
+    "forward mode: value and tangent": "前向模式：值和切向量",
     "forward pass": "前向传播",
     "backward pass": "反向传播",
-    "peak {} KiB": "峰值 {} KiB",
+    "peak {}": "峰值 {}",
     "entry of W (row-major)": "W 的元素（按行优先编号）",
     "second derivative": "二阶导数",
     "flattened Hessian": "展平的黑塞矩阵",
@@ -819,62 +819,89 @@ def plot_complex_gradient(
 
 
 def tape_live_bytes(steps=6, n=64, seed=0) -> dict:
-    """Bytes of intermediates alive at each step of a chain of products
-    ``h ← h @ W_t`` (``steps`` matrices ``n × n``, float64) recorded by
-    :class:`matgrad.tape.Tape`, through its forward and its backward pass.
+    """Bytes alive, measured with :mod:`tracemalloc`, along a chain of products
+    ``h ← h @ W_t`` (``steps`` constant ``n × n`` float64 matrices), recorded
+    by :class:`matgrad.tape.Tape` and differentiated by its ``gradient``, and
+    along the same chain in forward mode.
 
-    Forward: after step ``t`` the tape holds every intermediate made so far
-    (its records keep them for their VJPs). Backward: an intermediate is
-    freed once the record that uses it has been processed, so while the
-    VJP of step ``t`` runs, the inputs of steps ``1..t`` are alive. Read from
-    the tape's records (which arrays each keeps), not assumed.
-    ``forward_mode`` is what forward mode keeps: the current value and its
-    tangent.
+    ``forward[t]``: after forward step ``t + 1``, what the tape's records hold.
+    ``backward[t]``: right after the ``t + 1``-th VJP of the backward pass (the
+    last step's first). The records are not released during the backward
+    pass, and ``Tape.gradient`` keeps the gradient of every intermediate until
+    it returns, so this keeps rising. ``forward_mode[t]``: after step ``t + 1``
+    of forward mode (value and tangent). The bytes are counted from a baseline
+    taken once the inputs exist.
     """
-    from .tape import Tape, Variable
+    import tracemalloc
+
+    from .tape import Tape
 
     if steps < 1 or n < 1:
         raise ValueError(f"steps and n must be positive, got {steps} and {n}")
+    if tracemalloc.is_tracing():
+        raise RuntimeError("tracemalloc is already tracing: stop it first")
     rng = np.random.default_rng(seed)
     Ws = [rng.standard_normal((n, n)) / math.sqrt(n) for _ in range(steps)]
-    made = []
-    with Tape() as tape:
-        h = tape.watch(rng.standard_normal((n, n)))
+    x0, u0 = rng.standard_normal((n, n)), rng.standard_normal((n, n))
+    forward, backward, forward_mode = [], [], []
+
+    def live():
+        return tracemalloc.get_traced_memory()[0] - base
+
+    def sampled(vjp):  # the same VJP, then a reading of the live bytes
+        def run(g):
+            grads = vjp(g)
+            backward.append(live())
+            return grads
+
+        return run
+
+    tracemalloc.start()
+    try:
+        with Tape() as tape:
+            x = h = tape.watch(x0)
+            base = tracemalloc.get_traced_memory()[0]
+            for W in Ws:
+                h = h @ W
+                forward.append(live())
+        records = tape._records  # (output, inputs, vjp) per op: matgrad's own Tape
+        if len(records) != steps:
+            raise RuntimeError(f"the tape recorded {len(records)} ops for {steps} steps")
+        tape._records = [(out, inputs, sampled(vjp)) for out, inputs, vjp in records]
+        del records
+        tape.gradient(h, x)  # seeded with ones: the gradient of sum(h)
+        del tape, x, h
+        Y, dY = x0, u0
+        base = tracemalloc.get_traced_memory()[0]
         for W in Ws:
-            h = h @ W
-            made.append(h)
-    records = tape._records  # (output, inputs, vjp) per op: matgrad's own Tape
-    if len(records) != steps:
-        raise RuntimeError(f"the tape recorded {len(records)} ops for {steps} steps")
-    intermediate = {id(v): v.value.nbytes for v in made}
-
-    def kept(upto):
-        """Bytes of the intermediates that the VJPs of records[:upto] keep."""
-        ids = {id(x) for _, inputs, _ in records[:upto] for x in inputs if isinstance(x, Variable)}
-        return sum(intermediate[i] for i in ids if i in intermediate)
-
-    # Forward, after step t: what the records so far keep, and the newest output.
-    forward = [kept(t) + made[t - 1].value.nbytes for t in range(1, steps + 1)]
-    # Backward, while the VJP of record r runs (from the last): what records[:r + 1]
-    # still keep; the later records' inputs have been freed.
-    backward = [kept(r + 1) for r in range(steps - 1, -1, -1)]
-    one = n * n * 8
+            Y, dY = Y @ W, dY @ W
+            forward_mode.append(live())
+    finally:
+        tracemalloc.stop()
     return {
         "forward": np.array(forward),
         "backward": np.array(backward),
-        "forward_mode": np.full(steps, 2 * one),
-        "matrix_bytes": one,
+        "forward_mode": np.array(forward_mode),
+        "matrix_bytes": n * n * 8,
     }
 
 
-def plot_tape_memory(steps=6, n=64, *, figsize=(4.6, 3.2), lang="en", words=None):
-    """Live intermediates over time: the tape's bytes rise by one ``n × n``
-    matrix per forward step and fall back during the backward pass
-    (:func:`tape_live_bytes`), against forward mode's constant two."""
+def plot_tape_memory(steps=6, n=64, *, figsize=(4.6, 3.2), lang="en", words=None, data=None):
+    """Live memory over time, measured (:func:`tape_live_bytes`), in ``n × n``
+    arrays: ``matgrad.Tape`` gains one array per forward step and keeps them
+    all through its backward pass, while forward mode stays at two.
+
+    ``data``: a result of ``tape_live_bytes(steps, n)`` to draw instead of
+    measuring again (the Chinese twin draws the English figure's numbers).
+    """
     text = _text(lang, words)
-    d = tape_live_bytes(steps, n)
-    kib = 1024
-    series = np.concatenate([d["forward"], d["backward"]]) / kib
+    d = tape_live_bytes(steps, n) if data is None else data
+    if set(d) != {"forward", "backward", "forward_mode", "matrix_bytes"}:
+        raise ValueError("data must be a result of tape_live_bytes")
+    if not len(d["forward"]) == len(d["backward"]) == len(d["forward_mode"]) == steps:
+        raise ValueError(f"data must have {steps} steps per pass")
+    one = d["matrix_bytes"]
+    series = np.concatenate([d["forward"], d["backward"]]) / one
     t = np.arange(1, len(series) + 1)
     fig = _figure(figsize)
     ax = fig.add_subplot()
@@ -886,43 +913,44 @@ def plot_tape_memory(steps=6, n=64, *, figsize=(4.6, 3.2), lang="en", words=None
         where="mid",
         color="#c0392b",
         lw=2,
-        label=text("reverse mode: the tape keeps every intermediate"),
+        label=text("reverse mode: matgrad.Tape"),
     )
     ax.step(
         t[:steps],
-        d["forward_mode"] / kib,
+        d["forward_mode"] / one,
         where="mid",
         color="#1f5fa8",
         lw=2,
         ls="--",
-        label=text("forward mode: value and tangent only"),
+        label=text("forward mode: value and tangent"),
     )
     peak = series.max()
     ax.annotate(
-        text("peak {} KiB", f"{peak:g}"),
-        (steps, peak),
-        xytext=(4, 4),
+        text("peak {}", f"{peak:.1f}"),
+        (2 * steps, peak),
+        xytext=(-4, 4),
         textcoords="offset points",
+        ha="right",
         fontsize=9,
     )
     ax.text(
-        steps / 2 + 0.5, peak * 1.12, text("forward pass"), ha="center", fontsize=9, color="#1f5fa8"
+        steps / 2 + 0.5, peak * 1.2, text("forward pass"), ha="center", fontsize=9, color="#1f5fa8"
     )
     ax.text(
         1.5 * steps + 0.5,
-        peak * 1.12,
+        peak * 1.2,
         text("backward pass"),
         ha="center",
         fontsize=9,
         color="#c0392b",
     )
-    ax.set_ylim(0, peak * 1.3)
+    ax.set_ylim(0, peak * 1.35)
     ax.set_xticks(t)
     ax.set_xlabel(text("step"), fontsize=10)
-    ax.set_ylabel(text("live intermediates (KiB)"), fontsize=10)
+    ax.set_ylabel(text("live memory (in {}×{} arrays)", n, n), fontsize=10)
     ax.tick_params(labelsize=9)
     ax.legend(fontsize=8.5, loc="upper center", bbox_to_anchor=(0.5, -0.28), frameon=False)
-    return _redraw(fig, plot_tape_memory, (steps, n), {"figsize": figsize})
+    return _redraw(fig, plot_tape_memory, (steps, n), {"figsize": figsize, "data": d})
 
 
 # ---- second derivatives: the least-squares Hessian --------------------------------
