@@ -42,10 +42,7 @@ def _cells(text: str) -> list[str]:
         lines = body.splitlines()
         if lines and lines[0] == "---":  # a YAML block of options
             lines = lines[lines.index("---", 1) + 1 :]
-        lines = [
-            "" if line.startswith((":", "%", "!")) else line
-            for line in lines
-        ]
+        lines = ["" if line.startswith((":", "%", "!")) else line for line in lines]
         cells.append("\n".join(lines))
     return cells
 
@@ -74,42 +71,45 @@ class _Scope:
             self.bind(statement)
 
     def bind(self, node):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                name = alias.asname or alias.name.partition(".")[0]
-                target = alias.name if alias.asname else alias.name.partition(".")[0]
-                self.bindings[name] = ("module", target)
-        elif isinstance(node, ast.ImportFrom):
-            module = node.module or ""
-            if node.level and self.module:  # from .jacobian import ...
-                package = self.module.rsplit(".", node.level)[0]
-                module = f"{package}.{module}" if module else package
-            for alias in node.names:
-                self.bindings[alias.asname or alias.name] = ("from", (module, alias.name))
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            self._bind_import(node)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             self.bindings[node.name] = ("code", node)
         elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if node.value is not None:
-                for target in targets:
-                    for name in _names(target):
-                        self.bindings[name] = ("code", node.value)
+                self._bind_names(targets, node.value)
         elif isinstance(node, (ast.For, ast.AsyncFor)):
-            for name in _names(node.target):
-                self.bindings[name] = ("code", node.iter)
+            self._bind_names([node.target], node.iter)
             self.bind_statements(node.body + node.orelse)
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
                 if item.optional_vars is not None:
-                    for name in _names(item.optional_vars):
-                        self.bindings[name] = ("code", item.context_expr)
+                    self._bind_names([item.optional_vars], item.context_expr)
             self.bind_statements(node.body)
-        elif isinstance(node, ast.If):
-            self.bind_statements(node.body + node.orelse)
-        elif isinstance(node, ast.Try):
-            self.bind_statements(node.body + node.orelse + node.finalbody)
-            for handler in node.handlers:
-                self.bind_statements(handler.body)
+        elif isinstance(node, (ast.If, ast.Try)):
+            handlers = [h.body for h in getattr(node, "handlers", [])]
+            blocks = [node.body, node.orelse, getattr(node, "finalbody", []), *handlers]
+            for block in blocks:
+                self.bind_statements(block)
+
+    def _bind_names(self, targets, value):
+        for target in targets:
+            for name in _names(target):
+                self.bindings[name] = ("code", value)
+
+    def _bind_import(self, node):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                top = alias.name.partition(".")[0]
+                self.bindings[alias.asname or top] = ("module", alias.name if alias.asname else top)
+            return
+        module = node.module or ""
+        if node.level and self.module:  # from .jacobian import ...
+            package = self.module.rsplit(".", node.level)[0]
+            module = f"{package}.{module}" if module else package
+        for alias in node.names:
+            self.bindings[alias.asname or alias.name] = ("from", (module, alias.name))
 
 
 def _names(target) -> list[str]:
@@ -249,7 +249,9 @@ ROLE = "exercise-libraries"
 
 def _role(name, rawtext, text, lineno, inliner, options=None, content=None):
     """A placeholder, filled once every page has been read."""
-    xref = addnodes.pending_xref(rawtext, refdomain="", reftype=ROLE, reftarget="", exercise=text.strip())
+    xref = addnodes.pending_xref(
+        rawtext, refdomain="", reftype=ROLE, reftarget="", exercise=text.strip()
+    )
     xref += nodes.Text(text.strip())
     return [xref], []
 
@@ -265,7 +267,9 @@ class FillExerciseLibraries(SphinxPostTransform):
 
         store = _asks_store(self.env)
         root = Path(self.env.srcdir) / "src" / "matgrad"
-        for node in [n for n in self.document.findall(addnodes.pending_xref) if n.get("reftype") == ROLE]:
+        for node in [
+            n for n in self.document.findall(addnodes.pending_xref) if n.get("reftype") == ROLE
+        ]:
             label = node["exercise"]
             if label not in store:
                 raise ValueError(f"{ROLE}: no exercise labelled {label!r}")

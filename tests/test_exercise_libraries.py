@@ -48,7 +48,9 @@ def test_a_page_function_is_followed_through_two_levels():
 
 def test_an_object_is_followed_to_its_making():
     before = "import tensorflow as tf\nT = tf.ones((2, 2))"
-    solution = "with tf.GradientTape() as tape:\n    tape.watch(T)\n    Y = T * T\ntape.gradient(Y, T)"
+    solution = (
+        "with tf.GradientTape() as tape:\n    tape.watch(T)\n    Y = T * T\ntape.gradient(Y, T)"
+    )
     assert libraries(page(before, solution), "ex-a") == ["TensorFlow"]
     # a tape made before the solution is followed the same way
     before += "\nwith tf.GradientTape(persistent=True) as tape:\n    tape.watch(T)\n    Y = T * T"
@@ -69,7 +71,9 @@ def test_a_function_passed_as_an_argument_is_followed():
 
 
 def test_matgrad_functions_are_followed_into_their_source():
-    before = "from matgrad.symbolic import symbol_matrix\nfrom matgrad.jacobian import numeric_jacobian"
+    before = (
+        "from matgrad.symbolic import symbol_matrix\nfrom matgrad.jacobian import numeric_jacobian"
+    )
     assert libraries(page(before, "symbol_matrix('s', (2, 2))"), "ex-a", MATGRAD) == ["SymPy"]
     assert libraries(page(before, "numeric_jacobian(abs, 1.0)"), "ex-a", MATGRAD) == ["NumPy"]
     # the source not given: nothing is guessed
