@@ -241,9 +241,24 @@ def _target_doc(env, xref):
     return found[0] if found else None
 
 
+def _section_title(env, xref):
+    """The title of the section an explicit ``{ref}`text <label>``` names,
+    or None when its target is not a section (an exercise, a figure)."""
+    target = xref.get("reftarget", "")
+    found = env.get_domain("std").labels.get(target)
+    if not found or not found[2] or target in getattr(env, "sphinx_exercise_registry", {}):
+        return None
+    return found[2]
+
+
 def _mark_for_context(env, xref, exercise_doc):
     reftype = xref.get("reftype")
+    title = None
     if reftype == "ref" and not xref.get("refexplicit"):
+        kind = "section"
+    elif reftype == "ref" and (title := _section_title(env, xref)):
+        # "the section on lists of targets" means nothing out of its page:
+        # the section's own title is quoted instead
         kind = "section"
     elif reftype == "eq":
         kind = "equation"
@@ -252,6 +267,8 @@ def _mark_for_context(env, xref, exercise_doc):
     else:
         return
     marker = asks_reference(kind=kind, doc=_target_doc(env, xref) or exercise_doc)
+    if title:
+        xref.children = [nodes.inline(title, title)]
     xref.replace_self(marker)
     marker += xref
 
@@ -269,12 +286,19 @@ class ExerciseAsksContext(SphinxPostTransform):
             title = self.env.titles[doc].astext() if doc in self.env.titles else ""
             pattern = words[marker["kind"]] if title or marker["kind"] == "section" else "{link}"
             head, _, tail = pattern.replace("{title}", title).partition("{link}")
-            before = marker.previous_sibling()
-            if isinstance(before, nodes.Text) and before.astext().rstrip()[-1:] in _QUOTES:
+            siblings = marker.parent.children[: marker.parent.index(marker)]
+            blanks = []
+            while siblings and isinstance(siblings[-1], nodes.Text) and not siblings[-1].strip():
+                blanks.append(siblings.pop())  # a line break ("of\n")
+            before = siblings[-1] if siblings else None
+            last = before.astext().rstrip()[-1:] if isinstance(before, nodes.Text) else ""
+            if last and last in _QUOTES:
                 head, tail = head.lstrip("“"), tail.rstrip("”")  # quoted already
             elif isinstance(before, nodes.Text) and head and words is _CONTEXT["zh"]:
                 # no space before the page's title in Chinese ("求出 “…”")
-                before.parent.replace(before, nodes.Text(before.astext().rstrip(" ")))
+                before.parent.replace(before, nodes.Text(before.astext().rstrip()))
+                for blank in blanks:
+                    blank.parent.replace(blank, nodes.Text(""))
             marker.replace_self([nodes.Text(head), *marker.children, nodes.Text(tail)])
 
 

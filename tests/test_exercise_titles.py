@@ -21,9 +21,18 @@ def test_the_list_shows_what_each_exercise_asks(built_site):
         items = listing.select("li")
         assert len(items) >= 40, len(items)
         page = _soup(edition / "chapters" / "04_vjp.html")
-        first = "".join(page.select_one("#vjp-ex-twice section p").get_text().split())
+        paragraph = page.select_one("#vjp-ex-twice section p")
+        # the words around the links: a link to a section shows the
+        # section's quoted title in the list, whatever text it had on its page
+        for link in paragraph.select("a"):
+            link.replace_with("|")
+        words = ["".join(part.split()) for part in paragraph.get_text().split("|")]
         shown = ["".join(li.get_text().split()) for li in items]
-        assert any(first in text for text in shown), first
+        assert any(all(w in text for w in words) for text in shown), words
+        link = listing.select_one('a[href$="#vjp-target-list"]')
+        title = "".join(link.get_text().split())
+        assert link.get_text() != "the section on lists of targets", title
+        assert any(f"“{title}”" in text for text in shown), title
         # the links of a copied paragraph lead to their targets from this page
         hrefs = [a["href"] for li in items for a in li.select("a.reference.internal")]
         assert "../chapters/04_vjp.html#vjp-target-list" in hrefs
