@@ -44,6 +44,7 @@ KERNEL_PAGES = [
     "chapters/01_symbolic.md",
     "chapters/04_vjp.md",
     "chapters/06_matmul_grad.md",
+    "chapters/06b_around_the_rule.md",
     "chapters/07_complex_batch.md",
     "further/frameworks.md",
     "appendix/onednn.md",
