@@ -203,6 +203,28 @@ def test_hessian_blocks_of_least_squares_are_xtx():
         F.hessian_blocks(np.ones((3, 2, 2, 3)))
 
 
+def test_bias_add_data_broadcasts_b_and_sums_g_over_the_rows():
+    tf = pytest.importorskip("tensorflow")
+    rng = np.random.default_rng(1)
+    b, G = rng.standard_normal(3), rng.standard_normal((4, 3))
+    b_t = tf.Variable(b)
+    with tf.GradientTape() as tape:
+        y = tf.nn.bias_add(tf.zeros((4, 3), tf.float64), b_t)
+    tape_b = tape.gradient(y, b_t, output_gradients=G).numpy()
+    d = F.bias_add_data(b, G, tape_b)
+    np.testing.assert_array_equal(d["broadcast"], y.numpy())
+    np.testing.assert_allclose(d["b_bar"], G.sum(axis=0), rtol=1e-12)
+    np.testing.assert_array_equal(F.bias_add_data(b, G)["b_bar"], G.sum(axis=0))
+    with pytest.raises(AssertionError):
+        F.bias_add_data(b, G, tape_b + 0.1)
+    with pytest.raises(ValueError, match="b's length"):
+        F.bias_add_data(b, G[:, :2])
+    with pytest.raises(ValueError, match="b's shape"):
+        F.bias_add_data(b, G, tape_b[:2])
+    with pytest.raises(TypeError, match="b must have"):
+        F.bias_add_data(np.ones(3, dtype=int), G)
+
+
 # ---- drawing: both languages, legible on a phone ---------------------------------
 
 
@@ -219,6 +241,7 @@ def _figures():
         "graph": (F.plot_backward_graph, (F.backward_ops(names=("T", "B")),), {}),
         "branches": (F.plot_matmul_branches, (F.matmul_grad_branches(),), {}),
         "broadcast": (F.plot_broadcast_sum, (x, y, g), {}),
+        "bias": (F.plot_bias_add, (rng.standard_normal(3), rng.standard_normal((4, 3))), {}),
         "complex": (F.plot_complex_gradient, (lambda z: abs(z * z - 1) ** 2, 0.6 + 0.5j), {}),
         "tape": (F.plot_tape_memory, (), {}),
         "hessian": (F.plot_hessian_structure, (H,), {}),

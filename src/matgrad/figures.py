@@ -22,6 +22,7 @@ phone's column (:func:`smallest_text_px`, checked by the tests).
 | chapter 04/06 | :func:`backward_ops` | :func:`plot_backward_graph` |
 | chapter 06 | :func:`matmul_grad_branches` | :func:`plot_matmul_branches` |
 | chapter 07 | :func:`broadcast_sum_data` | :func:`plot_broadcast_sum` |
+| registered gradients | :func:`bias_add_data` | :func:`plot_bias_add` |
 | Wirtinger | :func:`complex_gradient_data` | :func:`plot_complex_gradient` |
 | reverse-mode costs | :func:`tape_live_bytes` | :func:`plot_tape_memory` |
 | second derivatives | :func:`hessian_blocks` | :func:`plot_hessian_structure` |
@@ -83,6 +84,11 @@ FIGURE_WORDS_ZH = {
     "backward: one gradient per batch": "反向：每个批次一个梯度",
     "Σ over the broadcast axis {}": "对广播轴 {} 求和",
     "gradient of {} (its own shape {})": "{} 的梯度（它自己的形状 {}）",
+    "forward: b is added to every row": "前向：b 加到每一行",
+    "backward: G is summed over the rows": "反向：G 沿各行求和",
+    "broadcast": "广播",
+    "sum over rows": "按行求和",
+    "G (upstream gradient)": "G（上游梯度）",
     "x = Re z": "x = Re z",
     "y = Im z": "y = Im z",
     "∂L/∂x + i ∂L/∂y (TensorFlow, PyTorch)": "∂L/∂x + i ∂L/∂y（TensorFlow、PyTorch）",
@@ -739,6 +745,94 @@ def plot_broadcast_sum(x, y, grad, which="y", *, figsize=(4.8, 4.8), lang="en", 
         fontsize=9,
     )
     return _redraw(fig, plot_broadcast_sum, (x, y, grad, which), {"figsize": figsize})
+
+
+# ---- registered gradients: BiasAdd broadcasts forward and sums backward -------
+
+
+def bias_add_data(b, grad, b_bar=None) -> dict:
+    """The numbers of ``BiasAdd``'s picture for a batch of rows: the bias
+    ``b`` (n,), its broadcast ``1 bᵀ`` (m, n), the upstream gradient ``grad``
+    (m, n) and the bias gradient ``b_bar``, the sum of ``grad`` over the rows.
+
+    ``b_bar`` is what the page's tape returned; when given, it must equal
+    that sum (to float32 rounding) and it is what is drawn.
+    """
+    b = as_array(b, "b", allow_complex=False)
+    grad = as_array(grad, "grad", allow_complex=False)
+    check_ndim(b, "b", 1)
+    check_ndim(grad, "grad", 2)
+    if grad.shape[1] != b.shape[0]:
+        raise ValueError(f"grad must have b's length {b.shape[0]} as columns, got {grad.shape}")
+    summed = grad.sum(axis=0)
+    if b_bar is not None:
+        b_bar = as_array(b_bar, "b_bar", allow_complex=False)
+        if b_bar.shape != b.shape:
+            raise ValueError(f"b_bar must have b's shape {b.shape}, got {b_bar.shape}")
+        np.testing.assert_allclose(b_bar, summed, rtol=1e-5, atol=1e-6)
+    else:
+        b_bar = summed
+    return {"b": b, "broadcast": np.broadcast_to(b, grad.shape), "G": grad, "b_bar": b_bar}
+
+
+def plot_bias_add(b, grad, b_bar=None, *, figsize=(4.8, 4.4), lang="en", words=None):
+    """``BiasAdd`` for a batch of rows (:func:`bias_add_data`): forward, the
+    bias ``b`` copied into every row; backward, the upstream gradient ``G``
+    summed over the rows into ``b̄``. Entries are written in the cells."""
+    from matplotlib.patches import ConnectionPatch
+
+    text = _text(lang, words)
+    d = bias_add_data(b, grad, b_bar)
+    fig = _figure(figsize)
+    grid = fig.add_gridspec(2, 2, width_ratios=(1, 1.15))
+    vmax = float(np.abs(d["b"]).max())
+    gmax = float(max(np.abs(d["G"]).max(), np.abs(d["b_bar"]).max()))
+    panels = [
+        (grid[0, 0], d["b"][None, :], vmax, "$b$"),
+        (grid[0, 1], d["broadcast"], vmax, r"$\mathbf{1}\,b^{\top}$"),
+        (grid[1, 0], d["b_bar"][None, :], gmax, r"$\bar{b}$"),
+        (grid[1, 1], d["G"], gmax, text("G (upstream gradient)")),
+    ]
+    axes = []
+    for spec, M, scale, title in panels:
+        ax = fig.add_subplot(spec)
+        _heat(ax, M, vmax=scale, numbers="{:.1f}", aspect="equal")
+        ax.set_title(title, fontsize=10)
+        axes.append(ax)
+    for spine in axes[2].spines.values():
+        spine.set_color("#c0392b")
+        spine.set_linewidth(2)
+    arrows = [
+        (axes[0], axes[1], text("broadcast"), "0.3"),
+        (axes[3], axes[2], text("sum over rows"), "#c0392b"),
+    ]
+    for start, end, label, colour in arrows:
+        x0 = 1.0 if start is axes[0] else 0.0
+        x1 = 0.0 if end is axes[1] else 1.0
+        arrow = ConnectionPatch(
+            (x0 + (0.04 if x0 else -0.04), 0.5),
+            (x1 + (-0.04 if x1 == 0.0 else 0.04), 0.5),
+            "axes fraction",
+            "axes fraction",
+            axesA=start,
+            axesB=end,
+            arrowstyle="-|>",
+            color=colour,
+            linewidth=1.5,
+        )
+        fig.add_artist(arrow)
+        end.annotate(
+            label,
+            (x1 + (-0.08 if x1 == 0.0 else 0.08), 0.5),
+            xycoords="axes fraction",
+            ha="right" if x1 == 0.0 else "left",
+            va="bottom",
+            fontsize=8.5,
+            color=colour,
+        )
+    fig.text(0.02, 0.99, text("forward: b is added to every row"), fontsize=9.5, va="top")
+    fig.text(0.02, 0.49, text("backward: G is summed over the rows"), fontsize=9.5, va="top")
+    return _redraw(fig, plot_bias_add, (b, grad, b_bar), {"figsize": figsize})
 
 
 # ---- Wirtinger: the complex gradient as a vector --------------------------------
