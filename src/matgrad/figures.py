@@ -352,6 +352,13 @@ def plot_vjp_slices(J, seeds=None, *, figsize=(4.8, 6.6), lang="en", words=None)
             ax_w.axhline(i * K - 0.5, color="0.4", lw=0.6)
         for j in range(1, J_):
             ax_w.axvline(j * L - 0.5, color="0.4", lw=0.6)
+        # Tile (i, j) is G_ij ∂Y_ij/∂T: label the tiles, not the entries.
+        ax_w.set_yticks([i * K + (K - 1) / 2 for i in range(I_)], range(I_), fontsize=8)
+        ax_w.set_xticks([j * L + (L - 1) / 2 for j in range(J_)], range(J_), fontsize=8)
+        ax_w.tick_params(length=0, pad=1.5)
+        ax_w.set_ylabel("$i$", fontsize=9, labelpad=1)
+        if r == len(seeds) - 1:
+            ax_w.set_xlabel("$j$", fontsize=9, labelpad=1)
         ax_v = fig.add_subplot(grid[r, 2])
         _heat(ax_v, vjp, vmax=top, numbers="{:.2f}", fontsize=8.5)
         if r == 0:
