@@ -74,6 +74,42 @@ def read(path: Path):
     return read_myst_markdown_notebook(path.read_text("utf8"), path=str(path))
 
 
+# jupyter-cache keys a page by its own code cells, but three pages' code reads
+# other files of the book: the exercise list and the notation page's tolerance
+# check read every page, the references page reads the pins. Such a page
+# (its code names ``Path("..", ...)``) stores the digest of the files it may
+# read with its cache record and runs again when that digest changes: the
+# exercise list once kept listing exercises that a split page had moved.
+READS_THE_BOOK = re.compile(r"""Path\(\s*["']\.\.""")
+
+
+def reads_the_book(nb) -> bool:
+    return any(cell.cell_type == "code" and READS_THE_BOOK.search(cell.source) for cell in nb.cells)
+
+
+def book_digest() -> str:
+    """The digest of the files a page that reads the book may read."""
+    import hashlib
+
+    names = sorted({*toc_pages(), *ROOT.glob("*/*.md"), Path("_toc.yml"), Path("constraints.txt")})
+    h = hashlib.sha256()
+    for name in names:
+        path = name if name.is_absolute() else ROOT / name
+        if path.is_file():
+            h.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def cached(cache, page: Path, digest: str) -> bool:
+    """Whether ``page`` has a usable record in the cache."""
+    nb = read(page)
+    try:
+        record = cache.match_cache_notebook(nb)
+    except KeyError:
+        return False
+    return not reads_the_book(nb) or (record.data or {}).get("book_digest") == digest
+
+
 @contextlib.contextmanager
 def kernel_config():
     """nbclient configuration for one kernel: IPC transport in a private folder.
@@ -133,12 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"
     cache = get_cache(CACHE)
-    todo = []
-    for page in book_pages():
-        try:
-            cache.match_cache_notebook(read(page))
-        except KeyError:
-            todo.append(page)
+    digest = book_digest()
+    todo = [page for page in book_pages() if not cached(cache, page, digest)]
     if not todo:
         return 0
     print(f"executing {len(todo)} page(s), {args.jobs} at a time", flush=True)
@@ -159,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
                 failed.append((name, error))
                 continue
             cache.cache_notebook_bundle(
-                CacheBundleIn(nb, path, data={"execution_seconds": seconds}),
+                CacheBundleIn(nb, path, data={"execution_seconds": seconds, "book_digest": digest}),
                 check_validity=False,
                 overwrite=True,
             )

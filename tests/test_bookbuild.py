@@ -346,3 +346,30 @@ def test_only_the_builds_processes_hide_the_iri_grammar():
     assert run(f"{called}; print(sys.modules['rfc3987_syntax'] is None)") == "True"
     for entry in ("__main__.py", "build_site.py"):
         assert "skip_iri_grammar()" in (ROOT / "bookbuild" / entry).read_text(), entry
+
+
+def test_a_page_that_reads_the_book_runs_again_when_another_page_changes(tmp_path):
+    """jupyter-cache keys a page by its own code; the exercise list, whose code
+    reads every page, must run again when another page gains an exercise."""
+    from types import SimpleNamespace
+
+    from bookbuild import execute_pages
+    from bookbuild.pages import ROOT
+
+    lister = ROOT / "appendix" / "exercises.md"
+    plain = ROOT / "chapters" / "01_symbolic.md"
+    assert execute_pages.reads_the_book(execute_pages.read(lister))
+    assert not execute_pages.reads_the_book(execute_pages.read(plain))
+
+    class Cache:  # jupyter-cache's answer: a record, with what it stored
+        def __init__(self, data):
+            self.data = data
+
+        def match_cache_notebook(self, nb):
+            return SimpleNamespace(data=self.data)
+
+    now = execute_pages.book_digest()
+    assert execute_pages.cached(Cache({"book_digest": now}), lister, now)
+    assert not execute_pages.cached(Cache({"book_digest": "before"}), lister, now)
+    assert not execute_pages.cached(Cache({}), lister, now)
+    assert execute_pages.cached(Cache({}), plain, now)  # its own code is its key
