@@ -105,3 +105,10 @@ def test_excerpts_name_the_page_of_an_equation(built_site, edition):
     assert numbers, "no equation is referred to in the excerpts: the test is stale"
     assert all(text.endswith(before) for text in numbers), numbers
     assert "““" not in body and "””" not in body
+
+
+def test_downloads_keep_the_hidden_checks(built_site):
+    """The page says the .md and .ipynb downloads keep the hidden cells."""
+    for suffix in (".md", ".ipynb"):
+        source = built_site / "_sources" / "chapters" / f"04_vjp{suffix}"
+        assert "remove-cell" in source.read_text(encoding="utf-8"), suffix
