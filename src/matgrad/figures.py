@@ -1055,21 +1055,29 @@ def plot_descent_paths(paths, target, *, shown_steps=4, figsize=(4.8, 2.9), lang
     for (label, p), colour in zip(d["paths"].items(), colours, strict=False):
         z = p["z"][: shown_steps + 1]
         ax.plot(z.real, z.imag, "o-", color=colour, ms=3.5, lw=1.4)
-        ax_d.semilogy(np.arange(p["distance"].size), p["distance"], "o-", color=colour,
-                      ms=3, lw=1.4, label=label)
-    ax.plot([w.real], [w.imag], "k*", ms=10)
-    ax.annotate(text("target w"), (w.real, w.imag), xytext=(-8, 4), textcoords="offset points",
-                fontsize=9, ha="right")
+        ax_d.semilogy(
+            np.arange(p["distance"].size), p["distance"], "o-", color=colour, ms=3, lw=1.4
+        )
+        ax.plot([], [], "o-", color=colour, ms=3, lw=1.4, label=label)
+    ax.plot([w.real], [w.imag], "k*", ms=10, ls="none", label=text("target w"))
     ax.axhline(0, color="0.8", lw=0.8)
     ax.axvline(0, color="0.8", lw=0.8)
     ax.set_xlabel("Re z", fontsize=9)
     ax.set_ylabel("Im z", fontsize=9)
     ax.set_title(text("the first {} steps", shown_steps), fontsize=9.5)
     ax.tick_params(labelsize=8.5)
+    ax_d.xaxis.get_major_locator().set_params(integer=True)
     ax_d.set_xlabel(text("step"), fontsize=9)
     ax_d.set_title(text("distance to w"), fontsize=9.5)
     ax_d.tick_params(labelsize=8.5)
-    fig.legend(fontsize=8.5, loc="outside lower center", ncols=2, frameon=False)
+    fig.legend(
+        fontsize=8.5,
+        loc="outside lower center",
+        ncols=3,
+        frameon=False,
+        handlelength=1.6,
+        columnspacing=1.0,
+    )
     return _redraw(
         fig, plot_descent_paths, (paths, target), {"shown_steps": shown_steps, "figsize": figsize}
     )
