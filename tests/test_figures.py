@@ -225,6 +225,53 @@ def test_bias_add_data_broadcasts_b_and_sums_g_over_the_rows():
         F.bias_add_data(np.ones(3, dtype=int), G)
 
 
+def test_cholesky_mask_is_phi_of_the_registered_rule():
+    from matgrad.linalg_grads import cholesky_grad
+
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((4, 4))
+    mask = F.cholesky_mask(4)
+    np.testing.assert_array_equal(np.diag(mask), 0.5)
+    np.testing.assert_array_equal(np.triu(mask, 1), 0)
+    np.testing.assert_array_equal(np.tril(mask, -1), np.tril(np.ones((4, 4)), -1))
+    # with F = I the rule is the Hermitian part of Φ(G): the mask, symmetrised
+    np.testing.assert_allclose(cholesky_grad(np.eye(4), X), (mask * X + (mask * X).T) / 2)
+    with pytest.raises(TypeError, match="integer"):
+        F.cholesky_mask(2.0)
+    with pytest.raises(ValueError, match="positive"):
+        F.cholesky_mask(0)
+    with pytest.raises(ValueError, match="square"):
+        F.plot_cholesky_pattern(np.ones((2, 3)))
+
+
+def _descent_paths(steps=10, lr=0.25, w=1 + 2j):
+    """Descent on |z - w|^2, whose TensorFlow gradient is 2(z - w) and whose
+    JAX gradient is its conjugate: along conj(JAX's) the error halves."""
+    paths = {}
+    for label, step in (("z - lr * grad", lambda g: g), ("z - lr * conj(grad)", np.conj)):
+        zs = [0j]
+        for _ in range(steps):
+            jax_grad = np.conj(2 * (zs[-1] - w))
+            zs.append(zs[-1] - lr * step(jax_grad))
+        paths[label] = zs
+    return paths, w
+
+
+def test_descent_path_data_halves_along_the_conjugate():
+    paths, w = _descent_paths()
+    d = F.descent_path_data(paths, w)
+    right = d["paths"]["z - lr * conj(grad)"]["distance"]
+    np.testing.assert_allclose(right[1:] / right[:-1], 0.5)
+    wrong = d["paths"]["z - lr * grad"]["z"]
+    np.testing.assert_allclose(wrong[-1], (1 - 0.5**10) + 1j * (2 - 2 * 1.5**10))
+    with pytest.raises(TypeError, match="dict"):
+        F.descent_path_data([0j, 1j], w)
+    with pytest.raises(ValueError, match="same number"):
+        F.descent_path_data({"a": [0j, 1j], "b": [0j, 1j, 2j]}, w)
+    with pytest.raises(ValueError, match="two finite"):
+        F.descent_path_data({"a": [0j]}, w)
+
+
 # ---- drawing: both languages, legible on a phone ---------------------------------
 
 
@@ -245,6 +292,8 @@ def _figures():
         "complex": (F.plot_complex_gradient, (lambda z: abs(z * z - 1) ** 2, 0.6 + 0.5j), {}),
         "tape": (F.plot_tape_memory, (), {}),
         "hessian": (F.plot_hessian_structure, (H,), {}),
+        "cholesky": (F.plot_cholesky_pattern, (2 * F.cholesky_mask(3),), {}),
+        "descent": (F.plot_descent_paths, _descent_paths(), {}),
     }
 
 

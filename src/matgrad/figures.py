@@ -26,6 +26,8 @@ phone's column (:func:`smallest_text_px`, checked by the tests).
 | Wirtinger | :func:`complex_gradient_data` | :func:`plot_complex_gradient` |
 | reverse-mode costs | :func:`tape_live_bytes` | :func:`plot_tape_memory` |
 | second derivatives | :func:`hessian_blocks` | :func:`plot_hessian_structure` |
+| einsum, Cholesky | :func:`cholesky_mask` | :func:`plot_cholesky_pattern` |
+| frameworks | :func:`descent_path_data` | :func:`plot_descent_paths` |
 """
 
 from __future__ import annotations
@@ -105,6 +107,11 @@ FIGURE_WORDS_ZH = {
     "second derivative": "二阶导数",
     "flattened Hessian": "展平的黑塞矩阵",
     "block scales (each block is c·I)": "块的系数（每块为 c·I）",
+    "Φ: lower triangle,\nhalf the diagonal": "Φ：下三角，\n对角线减半",
+    "raw derivative ÷\nregistered gradient": "原始运算的导数 ÷\n注册梯度",
+    "target w": "目标 w",
+    "the first {} steps": "前 {} 步",
+    "distance to w": "到 w 的距离",
 }
 
 
@@ -1102,3 +1109,104 @@ def plot_hessian_structure(H, *, figsize=(4.8, 3.0), lang="en", words=None):
     ax_s.set_title(text("block scales (each block is c·I)"), fontsize=9, wrap=True)
     ax_s.set_aspect("equal")
     return _redraw(fig, plot_hessian_structure, (H,), {"figsize": figsize})
+
+
+# ---- einsum, Cholesky: where the registered gradient puts its weight -----------
+
+
+def cholesky_mask(n) -> np.ndarray:
+    """The entrywise weights of ``Φ`` in the Cholesky gradient: 1 below the
+    diagonal, ½ on it, 0 above (``Φ(X) = cholesky_mask(n) * X``)."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"n must be an integer, got {type(n).__name__}")
+    if n < 1:
+        raise ValueError(f"n must be positive, got {n}")
+    return np.tril(np.ones((n, n)), -1) + 0.5 * np.eye(n)
+
+
+def plot_cholesky_pattern(ratio, *, figsize=(4.6, 2.8), lang="en", words=None):
+    """Two heat maps of the same size: the weights of ``Φ`` and the page's
+    measured ratio of the raw operation's derivative to the registered
+    gradient, entry by entry (``ratio``, a real square matrix)."""
+    text = _text(lang, words)
+    ratio = as_array(ratio, "ratio", allow_complex=False)
+    check_ndim(ratio, "ratio", 2)
+    n = ratio.shape[0]
+    if ratio.shape != (n, n) or not np.isfinite(ratio).all():
+        raise ValueError(f"ratio must be a finite square matrix, got shape {ratio.shape}")
+    fig = _figure(figsize)
+    for k, (M, title) in enumerate(
+        (
+            (cholesky_mask(n), text("Φ: lower triangle,\nhalf the diagonal")),
+            (np.round(ratio, 6) + 0.0, text("raw derivative ÷\nregistered gradient")),
+        )
+    ):
+        ax = fig.add_subplot(1, 2, k + 1)
+        _heat(ax, M, vmax=2.0, numbers="{:g}", fontsize=10, cmap="Reds", aspect="equal")
+        ax.images[0].set_clim(0.0, 2.0)
+        ax.set_title(title, fontsize=9.5)
+    return _redraw(fig, plot_cholesky_pattern, (ratio,), {"figsize": figsize})
+
+
+# ---- frameworks: gradient descent on a complex parameter -----------------------
+
+
+def descent_path_data(paths, target) -> dict:
+    """``paths``: a dict from a label to the iterates ``z_0, z_1, ...`` of a
+    descent on a complex parameter (all of one length, at least 2);
+    ``target``: the minimiser. Returns, per label, the iterates and their
+    distances to the target."""
+    if not isinstance(paths, dict) or not paths:
+        raise TypeError("paths must be a non-empty dict from a label to iterates")
+    target = complex(target)
+    out, length = {}, None
+    for label, zs in paths.items():
+        zs = np.asarray(zs, dtype=complex).ravel()
+        if zs.size < 2 or not np.isfinite(zs).all():
+            raise ValueError(f"path {label!r} needs at least two finite iterates")
+        if length is not None and zs.size != length:
+            raise ValueError("all paths must have the same number of iterates")
+        length = zs.size
+        out[label] = {"z": zs, "distance": np.abs(zs - target)}
+    return {"target": target, "paths": out}
+
+
+def plot_descent_paths(paths, target, *, shown_steps=4, figsize=(4.8, 2.9), lang="en", words=None):
+    """Left: the first ``shown_steps`` steps of each path in the complex
+    plane, with the target. Right: every path's distance to the target per
+    step, on a log scale (a constant factor per step is a straight line)."""
+    text = _text(lang, words)
+    d = descent_path_data(paths, target)
+    w = d["target"]
+    fig = _figure(figsize)
+    ax, ax_d = fig.subplots(1, 2, width_ratios=[1, 1.15])
+    colours = ("#1f5fa8", "#c0392b", "#2e7d32", "#7b1fa2")
+    for (label, p), colour in zip(d["paths"].items(), colours, strict=False):
+        z = p["z"][: shown_steps + 1]
+        ax.plot(z.real, z.imag, "o-", color=colour, ms=3.5, lw=1.4)
+        ax_d.semilogy(
+            np.arange(p["distance"].size), p["distance"], "o-", color=colour, ms=3, lw=1.4
+        )
+        ax.plot([], [], "o-", color=colour, ms=3, lw=1.4, label=label)
+    ax.plot([w.real], [w.imag], "k*", ms=10, ls="none", label=text("target w"))
+    ax.axhline(0, color="0.8", lw=0.8)
+    ax.axvline(0, color="0.8", lw=0.8)
+    ax.set_xlabel("Re z", fontsize=9)
+    ax.set_ylabel("Im z", fontsize=9)
+    ax.set_title(text("the first {} steps", shown_steps), fontsize=9.5)
+    ax.tick_params(labelsize=8.5)
+    ax_d.xaxis.get_major_locator().set_params(integer=True)
+    ax_d.set_xlabel(text("step"), fontsize=9)
+    ax_d.set_title(text("distance to w"), fontsize=9.5)
+    ax_d.tick_params(labelsize=8.5)
+    fig.legend(
+        fontsize=8.5,
+        loc="outside lower center",
+        ncols=3,
+        frameon=False,
+        handlelength=1.6,
+        columnspacing=1.0,
+    )
+    return _redraw(
+        fig, plot_descent_paths, (paths, target), {"shown_steps": shown_steps, "figsize": figsize}
+    )
