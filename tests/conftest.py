@@ -106,16 +106,22 @@ def _failing_cell(nb):
 
 
 def execute_page(
-    page: Path, workdir: Path, env: dict | None = None, timeout: int = 180, runs: int = 1
+    page: Path,
+    workdir: Path,
+    env: dict | None = None,
+    timeout: int = 180,
+    runs: int = 1,
+    after_run=None,
 ):
     """Run ``page`` (MyST) as a notebook from a clean kernel in the page's folder.
 
     The page goes through jupytext to a real .ipynb and back, as a reader's
     download would. With ``runs=2`` every cell runs again, in order, in the
-    same kernel, as a reader's second Run All does. A failing cell fails the
-    test with its source and error; a cell (not tagged raises-exception) that
-    writes to stderr or prints log noise fails it too. Returns the executed
-    notebook of each run.
+    same kernel, as a reader's second Run All does; ``after_run(number)``, if
+    given, is called after each run (test_pages ends the busy loops there).
+    A failing cell fails the test with its source and error; a cell (not
+    tagged raises-exception) that writes to stderr or prints log noise fails
+    it too. Returns the executed notebook of each run.
     """
     import copy
 
@@ -141,10 +147,12 @@ def execute_page(
             )
             kernel_env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", **(env or {})}
             with client.setup_kernel(env=kernel_env):
-                for _ in range(runs):
+                for number in range(runs):
                     for index, cell in enumerate(nb.cells):
                         client.execute_cell(cell, index)
                     done.append(copy.deepcopy(nb))
+                    if after_run is not None:
+                        after_run(number)
     except CellExecutionError as exc:  # its text has the cell's source and traceback
         index, _ = _failing_cell(nb)
         which = f" in run {len(done) + 1} of {runs}" if runs > 1 else ""
@@ -247,37 +255,56 @@ def _spin(deadline: float) -> None:
             x += 1
 
 
+class BusyCores:
+    """One spinning process per core (conftest's ``busy_cores``)."""
+
+    def __init__(self, count: int):
+        self.count = count
+        self.procs: list = []
+
+    def start(self) -> None:
+        import multiprocessing as mp
+
+        ctx = mp.get_context("spawn")  # no copy of pytest's state, no inherited threads
+        deadline = time.monotonic() + BUSY_DEADLINE
+        self.procs = [
+            ctx.Process(target=_spin, args=(deadline,), daemon=True) for _ in range(self.count)
+        ]
+        for proc in self.procs:
+            proc.start()
+
+    def running(self) -> int:
+        return sum(proc.is_alive() for proc in self.procs)
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            if proc.is_alive():
+                proc.terminate()
+        for proc in self.procs:
+            proc.join(timeout=10)
+            if proc.is_alive():  # pragma: no cover - terminate() was ignored
+                proc.kill()
+                proc.join()
+
+
 @pytest.fixture
 def busy_cores():
-    """Keep every core busy (one spinning process per core) for the test's
-    duration; the number of busy loops (0 with MATGRAD_LOAD_TEST=0).
+    """Keep every core busy (one spinning process per core) until the test
+    ends or calls ``stop()``; ``count`` is the number of busy loops (0 with
+    MATGRAD_LOAD_TEST=0).
 
     The busy loops are separate processes with a hard deadline of their own
     (they exit by themselves even if pytest is killed) and are terminated
     when the test ends."""
     if os.environ.get("MATGRAD_LOAD_TEST") == "0":
-        yield 0
+        yield BusyCores(0)
         return
-    import multiprocessing as mp
-
-    ctx = mp.get_context("spawn")  # no copy of pytest's state, no inherited threads
-    deadline = time.monotonic() + BUSY_DEADLINE
-    procs = [
-        ctx.Process(target=_spin, args=(deadline,), daemon=True) for _ in range(os.cpu_count() or 1)
-    ]
+    busy = BusyCores(os.cpu_count() or 1)
     try:
-        for proc in procs:
-            proc.start()
-        yield len(procs)
+        busy.start()
+        yield busy
     finally:
-        for proc in procs:
-            if proc.is_alive():
-                proc.terminate()
-        for proc in procs:
-            proc.join(timeout=10)
-            if proc.is_alive():  # pragma: no cover - terminate() was ignored
-                proc.kill()
-                proc.join()
+        busy.stop()
 
 
 # ---- the order of the tests, and what the workers report --------------------

@@ -4,8 +4,10 @@ For every page in _toc.yml, in both editions (English, and Chinese under
 zh_CN/): no console error, no request leaving this machine, math typeset by
 the MathJax the book serves, images loaded and described, no log text or
 warnings in outputs, no horizontal scroll at 1280 pixels, and a Binder
-button that opens this page's source. Full-page screenshots (light, and dark
-for the English pages) go to _build/screenshots/ for review.
+button that opens this page's source. With MATGRAD_SCREENSHOTS=1, full-page
+screenshots (light, and dark for the English pages) go to _build/screenshots/
+for review: they check nothing, and drawing two full pages was a quarter of
+the browser's time per page, so a plain test run makes none.
 
 The same load of the page then serves the header's checks
 (tests/test_header.py: three widths, light and dark) and axe-core's
@@ -20,6 +22,7 @@ built site is missing; with CI=true both are required.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -31,6 +34,7 @@ from test_a11y import accessibility_problems
 from test_header import header_problems
 
 SHOTS = ROOT / "_build" / "screenshots"
+SCREENSHOTS = os.environ.get("MATGRAD_SCREENSHOTS") == "1"
 LOCAL = {"127.0.0.1", "localhost"}
 
 # Text of the article outside code, outputs and typeset math: raw TeX would show here.
@@ -98,7 +102,7 @@ def test_page_in_chromium(page, server, browser):
 
 def site_problems(tab, page, has_math) -> list[str]:
     """The page's text, outputs, images, width and Binder link at 1280 px,
-    and its screenshots."""
+    and its screenshots (MATGRAD_SCREENSHOTS=1)."""
     problems = []
     if has_math and tab.evaluate("() => document.querySelectorAll('mjx-container').length") == 0:
         problems.append("the page has math, and MathJax typeset none of it")
@@ -127,6 +131,8 @@ def site_problems(tab, page, has_math) -> list[str]:
     if _binder_url(source_page(page)) not in binder:
         problems.append(f"Binder links {binder}, not {_binder_url(source_page(page))}")
 
+    if not SCREENSHOTS:
+        return problems
     SHOTS.mkdir(parents=True, exist_ok=True)
     name = page.with_suffix("").as_posix().replace("/", "__")
     tab.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
