@@ -190,6 +190,18 @@ def _heat(ax, M, *, vmax=None, numbers=None, fontsize=8.5, cmap="RdBu_r", aspect
 # ---- index: the puzzle in one picture ----------------------------------------
 
 
+def _given_or_computed(given, computed, name, owner):
+    """``computed``, or ``given`` (a framework's float32 result, called
+    ``name``) once it has ``owner``'s shape and agrees with ``computed``."""
+    if given is None:
+        return computed
+    given = as_array(given, name, allow_complex=False)
+    if given.shape != computed.shape:
+        raise ValueError(f"{name} must have {owner}'s shape {computed.shape}, got {given.shape}")
+    np.testing.assert_allclose(given, computed, rtol=1e-5, atol=1e-6)
+    return given
+
+
 def puzzle_data(T, B, grad=None) -> dict:
     """The numbers of the puzzle's picture: ``T``, ``B``, ``Y = T @ B``, the
     seed ``G`` of ones, ``G @ B.T`` and ``B``'s row sums.
@@ -205,13 +217,7 @@ def puzzle_data(T, B, grad=None) -> dict:
     Y = T @ B
     G = np.ones_like(Y)
     vjp = G @ B.T
-    if grad is not None:
-        grad = as_array(grad, "grad", allow_complex=False)
-        if grad.shape != T.shape:
-            raise ValueError(f"grad must have T's shape {T.shape}, got {grad.shape}")
-        np.testing.assert_allclose(grad, vjp, rtol=1e-5, atol=1e-6)
-    else:
-        grad = vjp
+    grad = _given_or_computed(grad, vjp, "grad", "T")
     return {"T": T, "B": B, "Y": Y, "G": G, "grad": grad, "row_sums": B.sum(axis=1)}
 
 
@@ -778,14 +784,7 @@ def bias_add_data(b, grad, b_bar=None) -> dict:
     check_ndim(grad, "grad", 2)
     if grad.shape[1] != b.shape[0]:
         raise ValueError(f"grad must have b's length {b.shape[0]} as columns, got {grad.shape}")
-    summed = grad.sum(axis=0)
-    if b_bar is not None:
-        b_bar = as_array(b_bar, "b_bar", allow_complex=False)
-        if b_bar.shape != b.shape:
-            raise ValueError(f"b_bar must have b's shape {b.shape}, got {b_bar.shape}")
-        np.testing.assert_allclose(b_bar, summed, rtol=1e-5, atol=1e-6)
-    else:
-        b_bar = summed
+    b_bar = _given_or_computed(b_bar, grad.sum(axis=0), "b_bar", "b")
     return {"b": b, "broadcast": np.broadcast_to(b, grad.shape), "G": grad, "b_bar": b_bar}
 
 
