@@ -47,6 +47,12 @@ PHONE_COLUMN_PX = 358
 MIN_TEXT_PX = 8.0
 #: The title of a weighted slice in ``plot_vjp_slices``: mathtext, in both languages.
 SLICE_TITLE = r"$G_{ij} \times \partial Y_{ij} / \partial T$"
+# The note under chapter 01's block grid: mathtext, so that both editions
+# typeset it (a format string: {{ij}} is the subscript ij).
+BLOCK_NOTE = (
+    "block $(i, j) = \\partial Y_{{ij}}/\\partial T$:\n"
+    "zero except row $i$, which is column $j$ of $B$"
+)
 #: The Chinese of every word these figures choose (the twin's words).
 FIGURE_WORDS_ZH = {
     "T (5×3)": "T（5×3）",
@@ -59,8 +65,9 @@ FIGURE_WORDS_ZH = {
     "backward": "反向",
     "B's row sums": "B 的行和",
     "row {} of B": "B 的第 {} 行",
-    "block (i, j) = ∂Y_ij/∂T:\nzero except row i, which is column j of B": (
-        "块 (i, j) = ∂Y_ij/∂T：\n除第 i 行外全为零，第 i 行是 B 的第 j 列"
+    BLOCK_NOTE: (
+        # no $math$ with CJK (CHAIN_ORDER_WORDS_ZH): the derivative in words
+        "块 (i, j) 是 Y[i, j] 对 T 的导数：\n除第 i 行外全为零，第 i 行是 B 的第 j 列"
     ),
     "j (column of Y)": "j（Y 的列）",
     "i (row of Y)": "i（Y 的行）",
@@ -301,9 +308,7 @@ def plot_jacobian_blocks(J, *, figsize=(4.2, 5.6), lang="en", words=None):
     ax_l = ax.secondary_xaxis("bottom")
     ax_l.set_xticks(range(L), ["l=0", *map(str, range(1, L))])
     ax_l.tick_params(length=0, labelsize=9)
-    ax_l.set_xlabel(
-        text("block (i, j) = ∂Y_ij/∂T:\nzero except row i, which is column j of B"), fontsize=9
-    )
+    ax_l.set_xlabel(text(BLOCK_NOTE), fontsize=9)
     ax_k = ax.secondary_yaxis("right")
     ax_k.set_yticks([(I_ - 1) * K + k for k in range(K)], ["k=0", *map(str, range(1, K))])
     ax_k.tick_params(length=0, labelsize=9)
