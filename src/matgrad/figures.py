@@ -23,6 +23,7 @@ phone's column (:func:`smallest_text_px`, checked by the tests).
 | chapter 06 | :func:`matmul_grad_branches` | :func:`plot_matmul_branches` |
 | chapter 07 | :func:`broadcast_sum_data` | :func:`plot_broadcast_sum` |
 | registered gradients | :func:`bias_add_data` | :func:`plot_bias_add` |
+| replacing rules | :func:`rules_that_ran` | :func:`plot_rules_that_ran` |
 | Wirtinger | :func:`complex_gradient_data` | :func:`plot_complex_gradient` |
 | reverse-mode costs | :func:`tape_live_bytes` | :func:`plot_tape_memory` |
 | second derivatives | :func:`hessian_blocks` | :func:`plot_hessian_structure` |
@@ -117,6 +118,18 @@ FIGURE_WORDS_ZH = {
     "Φ: lower triangle,\nhalf the diagonal": "Φ：下三角，\n对角线减半",
     "raw derivative ÷\nregistered gradient": "原始运算的导数 ÷\n注册梯度",
     "target w": "目标 w",
+    "where the op is": "运算所在的位置",
+    "override map": "覆盖映射",
+    "tf.custom_gradient": "tf.custom_gradient",
+    "registered rule (G)": "注册的规则（G）",
+    "replacement rule (3G)": "替换的规则（3G）",
+    "tf.gradients in a tf.function": "tf.function 中的 tf.gradients",
+    "tape around a tf.function": "梯度带包住 tf.function",
+    "tape inside, op in tf.cond": "内部梯度带，运算在 tf.cond 中",
+    "tape inside, op in tf.while_loop": "内部梯度带，运算在 tf.while_loop 中",
+    "tape inside, nested tf.function": "内部梯度带，嵌套的 tf.function",
+    "tape inside, op made directly": "内部梯度带，直接创建的运算",
+    "tape, eager": "梯度带，即时执行",
     "the first {} steps": "前 {} 步",
     "distance to w": "到 w 的距离",
 }
@@ -1214,3 +1227,76 @@ def plot_descent_paths(paths, target, *, shown_steps=4, figsize=(4.8, 2.9), lang
     return _redraw(
         fig, plot_descent_paths, (paths, target), {"shown_steps": shown_steps, "figsize": figsize}
     )
+
+
+# ---- replacing rules: which rule ran, place by place ----------------------------
+
+
+def rules_that_ran(gradients, rules) -> dict:
+    """Which rule gave each gradient of a grid of places and mechanisms.
+
+    ``gradients`` maps each place (a label) to a dict from a mechanism (a
+    label, the same for every place) to the gradient computed there.
+    ``rules`` maps a rule's name to the value every entry of its gradient has
+    (for the identity seeded with ones: 1 for the registered rule, 3 for a
+    rule that triples G). Returns the places, the mechanisms, and, place by
+    mechanism, the name and value of the rule that ran.
+    """
+    if not isinstance(gradients, dict) or not gradients:
+        raise TypeError("gradients must be a non-empty dict from a place to {mechanism: gradient}")
+    if not isinstance(rules, dict) or not rules:
+        raise TypeError("rules must be a non-empty dict from a rule's name to its value")
+    values = {name: float(v) for name, v in rules.items()}
+    if len(set(values.values())) != len(values):
+        raise ValueError(f"rules must have distinct values, got {values}")
+    places = list(gradients)
+    mechanisms = list(gradients[places[0]])
+    names = np.empty((len(places), len(mechanisms)), dtype=object)
+    for r, place in enumerate(places):
+        if not isinstance(gradients[place], dict) or list(gradients[place]) != mechanisms:
+            raise ValueError(f"place {place!r} must have the mechanisms {mechanisms}")
+        for c, mechanism in enumerate(mechanisms):
+            g = as_array(gradients[place][mechanism], f"gradients[{place!r}]", allow_complex=False)
+            ran = [n for n, v in values.items() if g.size and np.all(g == v)]
+            if not ran:
+                raise ValueError(
+                    f"the gradient at {place!r} with {mechanism!r} is {g}, no rule's value {values}"
+                )
+            names[r, c] = ran[0]
+    value = np.vectorize(values.get, otypes=[float])(names)
+    return {"places": places, "mechanisms": mechanisms, "rule": names, "value": value}
+
+
+def plot_rules_that_ran(gradients, rules, *, figsize=(4.8, 3.4), lang="en", words=None):
+    """A grid of places (rows) by mechanisms (columns), each cell coloured by
+    the rule that ran there and showing its value (:func:`rules_that_ran`)."""
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    text = _text(lang, words)
+    d = rules_that_ran(gradients, rules)
+    names = list(rules)
+    colours = ["0.88", "#8fd19e", "#f5c26b", "#9ec5fe"][: len(names)]
+    if len(names) > len(colours):
+        raise ValueError(f"at most {len(colours)} rules can be drawn, got {len(names)}")
+    index = np.vectorize(names.index)(d["rule"])
+    fig = _figure(figsize)
+    ax = fig.add_subplot()
+    ax.imshow(
+        index, cmap=ListedColormap(colours), vmin=-0.5, vmax=len(colours) - 0.5, aspect="auto"
+    )
+    for (r, c), v in np.ndenumerate(d["value"]):
+        ax.text(c, r, f"{v:g}", ha="center", va="center", fontsize=10)
+    ax.set_xticks(range(len(d["mechanisms"])), [text(m) for m in d["mechanisms"]], fontsize=8.5)
+    ax.xaxis.tick_top()
+    ax.set_yticks(range(len(d["places"])), [text(p) for p in d["places"]], fontsize=8.5)
+    ax.set_xticks(np.arange(len(d["mechanisms"]) + 1) - 0.5, minor=True)
+    ax.set_yticks(np.arange(len(d["places"]) + 1) - 0.5, minor=True)
+    ax.grid(which="minor", color="white", linewidth=2)
+    ax.tick_params(which="both", length=0)
+    ax.set_ylabel(text("where the op is"), fontsize=9)
+    handles = [Patch(facecolor=col, label=text(n)) for n, col in zip(names, colours, strict=True)]
+    fig.legend(
+        handles=handles, loc="outside lower center", ncols=len(names), fontsize=8.5, frameon=False
+    )
+    return _redraw(fig, plot_rules_that_ran, (gradients, rules), {"figsize": figsize})
