@@ -79,7 +79,7 @@ FIGURE_WORDS_ZH = {
     "random G": "随机 G",
     "summed over i, j (the axes of Y)": "对 i、j（Y 的轴）求和",
     "gradient (shape of T)": "梯度（T 的形状）",
-    "traced by tf.function": "由 tf.function 跟踪",
+    "traced by tf.function": "由 tf.function 追踪",
     "seed": "种子",
     "input": "输入",
     "forward op": "前向运算",
