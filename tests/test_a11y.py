@@ -32,7 +32,7 @@ BLOCKING = {"serious", "critical"}
 # blocks that scroll sideways a tab stop on load and 300 ms after a resize,
 # and axe waits for it (THEME_TAB_STOPS).
 VIEWS = {
-    "narrow": ("light", 390, ["scrollable-region-focusable", "color-contrast"]),
+    "narrow": ("light", 390, ["scrollable-region-focusable"]),
     "light": ("light", 1280, None),
     "dark": ("dark", 1280, ["color-contrast", "link-in-text-block"]),
 }
