@@ -56,6 +56,9 @@ def translations() -> int:
     translation"."""
     from bookbuild import build_site, execute_pages
 
+    # A fresh _build/gettext: the .pot of a renamed or removed page would
+    # otherwise make sphinx-intl write its catalog again.
+    shutil.rmtree(BUILD / "gettext", ignore_errors=True)
     status = execute_pages.main([]) or build_site.main(["--gettext"])
     if status:
         return status
