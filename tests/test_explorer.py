@@ -80,7 +80,7 @@ def test_chart_is_vega_lite_5_with_keyboard_inputs_and_chinese_twin():
     assert {bound["hot_i"]["input"], bound["hot_j"]["input"]} == {"range"}
     zh = E.jacobian_explorer(SEED_T, SEED_B, lang="zh_CN").to_dict()
     zh_bound = {p["name"]: p["bind"] for p in zh["params"] if "bind" in p}
-    assert zh_bound["seed"]["labels"] == ["全一", "独热", "随机"]
+    assert zh_bound["seed"]["labels"] == ["全 1", "独热", "随机"]
     assert spec["data"] == zh["data"] and len(spec["data"]["values"]) == 225  # same numbers
 
 

@@ -45,7 +45,7 @@ KERNEL_PAGES = [
     "chapters/04_vjp.md",
     "chapters/06_matmul_grad.md",
     "chapters/06b_around_the_rule.md",
-    "chapters/07_complex_batch.md",
+    "chapters/07_complex.md",
     "further/frameworks.md",
     "appendix/onednn.md",
 ]

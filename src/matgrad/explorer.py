@@ -39,7 +39,7 @@ EXPLORER_WORDS_ZH = {
     "entry j": "元素 j",
     "entry k": "元素 k",
     "entry l": "元素 l",
-    "ones": "全一",
+    "ones": "全 1",
     "one-hot": "独热",
     "random": "随机",
     "output entry (i, j)": "输出元素 (i, j)",

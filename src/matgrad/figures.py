@@ -52,7 +52,7 @@ FIGURE_WORDS_ZH = {
     "T (5×3)": "T（5×3）",
     "B (3×3)": "B（3×3）",
     "Y = TB": "Y = TB",
-    "G = ones (upstream gradient)": "G = 全一（上游梯度）",
+    "G = ones (upstream gradient)": "G = 全 1（上游梯度）",
     "Bᵀ": "Bᵀ",
     "tape.gradient(Y, T) = G Bᵀ": "tape.gradient(Y, T) = G Bᵀ",
     "forward": "前向",
@@ -66,7 +66,7 @@ FIGURE_WORDS_ZH = {
     "i (row of Y)": "i（Y 的行）",
     "seed G": "种子 G",
     "Σ over i, j": "对 i、j 求和",
-    "ones": "全一",
+    "ones": "全 1",
     "one-hot at (0, 0)": "(0, 0) 处的独热",
     "random G": "随机 G",
     "summed over i, j (the axes of Y)": "对 i、j（Y 的轴）求和",
@@ -349,7 +349,7 @@ def plot_vjp_slices(J, seeds=None, *, figsize=(4.8, 6.6), lang="en", words=None)
     check_ndim(J, "J", 4)
     seeds = default_seeds(J.shape[:2]) if seeds is None else dict(seeds)
     fig = _figure(figsize)
-    grid = fig.add_gridspec(len(seeds), 3, width_ratios=[1.2, 2.2, 1.6])
+    grid = fig.add_gridspec(len(seeds), 3, width_ratios=[1.2, 1.2, 1.6])
     for r, (name, G) in enumerate(seeds.items()):
         weighted, vjp = vjp_slices(J, G)
         # One colour scale for the blocks and their sum, so the sum reads off the blocks.
@@ -359,7 +359,7 @@ def plot_vjp_slices(J, seeds=None, *, figsize=(4.8, 6.6), lang="en", words=None)
         ax_g.set_ylabel(text(name), fontsize=10)
         ax_w = fig.add_subplot(grid[r, 1])
         M = jacobian_block_grid(weighted)
-        _heat(ax_w, M, vmax=top)
+        _heat(ax_w, M, vmax=top, aspect="equal")  # each tile keeps the shape of T
         I_, J_, K, L = J.shape
         for i in range(1, I_):
             ax_w.axhline(i * K - 0.5, color="0.4", lw=0.6)
@@ -369,7 +369,7 @@ def plot_vjp_slices(J, seeds=None, *, figsize=(4.8, 6.6), lang="en", words=None)
         ax_w.set_yticks([i * K + (K - 1) / 2 for i in range(I_)], range(I_), fontsize=8)
         ax_w.set_xticks([j * L + (L - 1) / 2 for j in range(J_)], range(J_), fontsize=8)
         ax_w.tick_params(length=0, pad=1.5)
-        ax_w.set_ylabel("$i$", fontsize=9, labelpad=1)
+        ax_w.set_ylabel("$i$", fontsize=9, labelpad=7, rotation=0, va="center")
         if r == len(seeds) - 1:
             ax_w.set_xlabel("$j$", fontsize=9, labelpad=1)
         ax_v = fig.add_subplot(grid[r, 2])
