@@ -191,7 +191,8 @@ class Tape:
         Like ``tf.GradientTape.gradient``: a non-scalar target is differentiated
         as the real scalar ``Re sum(conj(output_gradients) * target)``, with
         ``output_gradients`` equal to ones when not given (for real arrays this is
-        ``sum(output_gradients * target)``).  A source the target does not depend on gets None.
+        ``sum(output_gradients * target)``).  A source with no recorded path to the
+        target gets None.
         """
         if not isinstance(target, Variable):
             raise TypeError(
