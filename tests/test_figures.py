@@ -105,6 +105,45 @@ def test_backward_ops_are_read_from_the_traced_graph():
     assert [op["type"] for op in only_t].count("MatMul") == 2
 
 
+def test_backward_ops_mark_what_runs_and_the_profiler_agrees():
+    import tensorflow as tf
+
+    from matgrad.counting import executed_kernels
+
+    T, B = tf.constant(SEED_T), tf.constant(SEED_B)
+    for sources in (("a",), ("a", "b")):
+        ops = F.backward_ops(names=("T", "B"), sources=sources)
+        (forward,) = [op for op in ops if op["symbol"] == "Y"]
+        assert forward["ran"] is False  # no output needs Y: pruned
+        ops_run = [op for op in ops if op["type"] != "Placeholder" and op is not forward]
+        assert all(op["ran"] for op in ops_run)
+        # With T alone watched, the outputs (G Bᵀ) do not read the input T.
+        assert {op["name"] for op in ops if op["type"] == "Placeholder" and not op["ran"]} == (
+            {"T"} if sources == ("a",) else set()
+        )
+        ran = sum(op["type"] == "MatMul" and op["ran"] for op in ops)
+        assert ran == len(sources)
+
+        @tf.function
+        def run(a, b, sources=sources):  # the function backward_ops traces
+            chosen = [{"a": a, "b": b}[s] for s in sources]
+            with tf.GradientTape() as tape:
+                tape.watch(chosen)
+                y = tf.matmul(a, b)
+            return tape.gradient(y, chosen)
+
+        run(T, B)  # traced before the profiler starts
+        assert executed_kernels(lambda run=run: run(T, B)) == ran
+    # The figure draws the pruned op dashed, and says so in its legend.
+    fig = F.plot_backward_graph(F.backward_ops(names=("T", "B"), sources=("a",)))
+    styles = {p.get_linestyle() for p in fig.axes[0].patches if hasattr(p, "get_boxstyle")}
+    assert "--" in styles and "-" in styles
+    assert "not run (pruned)" in {t.get_text() for t in fig.legends[0].get_texts()}
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
 def test_backward_ops_rejects_bad_arguments():
     with pytest.raises(ValueError, match="seed"):
         F.backward_ops(seed="zeros")

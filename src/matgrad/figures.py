@@ -84,6 +84,8 @@ FIGURE_WORDS_ZH = {
     "input": "输入",
     "forward op": "前向运算",
     "gradient op": "梯度运算",
+    "added by the tape": "梯度带添加的",
+    "not run (pruned)": "未运行（被剪除）",
     "transpose_a=True": "transpose_a=True",
     "transpose_b=True": "transpose_b=True",
     "G enters on the left": "G 从左侧进入",
@@ -427,10 +429,14 @@ def backward_ops(
     (True for the ops that the tape added, named ``gradient_tape/...``),
     ``output`` (True for what the function returns), ``symbol`` (a letter
     for an input, ``G`` for the seed, ``Y`` for the product, the product it
-    computes, such as ``G Bᵀ``, for a gradient ``MatMul``), and for
+    computes, such as ``G Bᵀ``, for a gradient ``MatMul``), ``ran`` (True
+    when the function's outputs need the op,
+    :func:`matgrad.counting.needed_operations`: TensorFlow prunes the others,
+    such as the forward ``MatMul``, before the function runs), and for
     ``MatMul`` its ``transpose_a`` and ``transpose_b``, for a ``Const`` its
     ``value``. ``Identity`` ops (the function's outputs) are left out.
     """
+    from .counting import needed_operations
     from .tf_matmul import _tf
 
     if seed not in ("ones", "G"):
@@ -457,6 +463,7 @@ def backward_ops(
         return tape.gradient(y, chosen, output_gradients=g)
 
     graph = tf.function(run).get_concrete_function(*specs).graph
+    needed = {op.name for op in needed_operations(graph)}
     outputs, ops, symbols = set(), [], {}
     for op in graph.get_operations():
         if op.type == "Identity":
@@ -467,6 +474,7 @@ def backward_ops(
             "type": op.type,
             "inputs": [t.op.name for t in op.inputs],
             "gradient": op.name.startswith("gradient_tape/"),
+            "ran": op.name in needed,
         }
         if op.type == "MatMul":
             record["transpose_a"] = bool(op.get_attr("transpose_a"))
@@ -514,11 +522,12 @@ def gradient_products(ops) -> dict:
 
 def plot_backward_graph(ops, *, figsize=(4.8, 3.4), lang="en", words=None):
     """The ops of :func:`backward_ops` as a graph: inputs and the seed on the
-    left, each op in a column after its inputs, the tape's gradient ops in
-    red with their ``transpose_a``/``transpose_b`` and the product they
+    left, each op in a column after its inputs, the tape's seed and gradient
+    ops in red, an op that did not run (``ran`` False: pruned, such as the
+    forward ``MatMul``) with a dashed grey outline, the gradient ops with their ``transpose_a``/``transpose_b`` and the product they
     compute, labelled with the gradient they give (``T̄ = G Bᵀ``, the bar
     meaning "gradient of the loss", as in the book)."""
-    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch
 
     text = _text(lang, words)
     if not ops:
@@ -532,7 +541,7 @@ def plot_backward_graph(ops, *, figsize=(4.8, 3.4), lang="en", words=None):
         columns.setdefault(depth[op["name"]], []).append(op)
     fig = _figure(figsize)
     ax = fig.add_subplot()
-    where = {}
+    where, used = {}, set()
     width = 1.5
     for col, members in columns.items():
         for row, op in enumerate(members):
@@ -552,14 +561,9 @@ def plot_backward_graph(ops, *, figsize=(4.8, 3.4), lang="en", words=None):
             label = f"{text('input')}\n{op['symbol']}"
         else:
             label = f"{text('seed')} G\n{op['type']} ({op['name']})"
-        # Red: what the tape added (its seed, the gradient ops); blue: the
-        # forward MatMul; grey: the inputs.
-        if op["type"] == "Placeholder":
-            colour = "#555555"
-        elif op["type"] == "MatMul" and not op["gradient"]:
-            colour = "#1f5fa8"
-        else:
-            colour = "#c0392b"
+        kind = _graph_kind(op)
+        colour, style = _GRAPH_STYLES[kind]
+        used.add(kind)
         ax.add_patch(
             FancyBboxPatch(
                 (x - width / 2, y - 0.45),
@@ -569,6 +573,7 @@ def plot_backward_graph(ops, *, figsize=(4.8, 3.4), lang="en", words=None):
                 fc="white",
                 ec=colour,
                 lw=1.6,
+                ls=style,
             )
         )
         ax.text(x, y, label, ha="center", va="center", fontsize=8.5, color=colour)
@@ -580,8 +585,9 @@ def plot_backward_graph(ops, *, figsize=(4.8, 3.4), lang="en", words=None):
                     (x - width / 2 - 0.05, y),
                     arrowstyle="-|>",
                     mutation_scale=10,
-                    color="0.45",
+                    color="0.45" if op.get("ran", True) else "0.7",
                     lw=1,
+                    ls="-" if op.get("ran", True) else "--",
                     connectionstyle="arc3,rad=0.0",
                 )
             )
@@ -591,7 +597,49 @@ def plot_backward_graph(ops, *, figsize=(4.8, 3.4), lang="en", words=None):
     ax.set_ylim(min(ys) - 0.7, max(ys) + 0.7)
     ax.set_axis_off()
     ax.set_title(text("traced by tf.function"), fontsize=9, color="0.3")
+    handles = [
+        Patch(fc="white", ec=_GRAPH_STYLES[kind][0], ls=_GRAPH_STYLES[kind][1], lw=1.6,
+              label=text(_GRAPH_LEGEND[kind]))
+        for kind in _GRAPH_STYLES
+        if kind in used
+    ]
+    fig.legend(
+        handles=handles,
+        loc="outside lower center",
+        ncols=len(handles),
+        fontsize=8.5,
+        frameon=False,
+        handlelength=1.6,
+        columnspacing=1.0,
+    )
     return _redraw(fig, plot_backward_graph, (ops,), {"figsize": figsize})
+
+
+#: The outline (colour, line style) of each kind of op in plot_backward_graph.
+_GRAPH_STYLES = {
+    "input": ("#555555", "-"),
+    "tape": ("#c0392b", "-"),
+    "forward": ("#1f5fa8", "-"),
+    "not run": ("0.45", "--"),
+}
+_GRAPH_LEGEND = {
+    "input": "input",
+    "tape": "added by the tape",
+    "forward": "forward op",
+    "not run": "not run (pruned)",
+}
+
+
+def _graph_kind(op) -> str:
+    """An op's kind in :func:`plot_backward_graph`: an input, an op that
+    the function's outputs do not need (TensorFlow prunes it, so it never
+    runs), what the tape added (its seed, the gradient ops), or a forward op
+    that runs."""
+    if op["type"] == "Placeholder":
+        return "input"
+    if not op.get("ran", True):
+        return "not run"
+    return "tape" if op["gradient"] or op["type"] != "MatMul" else "forward"
 
 
 # ---- chapter 06: the four transpose branches ----------------------------------
