@@ -85,6 +85,54 @@ def test_vjp_slices_for_the_three_seeds():
         F.vjp_slices(J, np.ones((3, 5)))
 
 
+def _one_scale(fig):
+    """The clim of every heat map of ``fig``, which must be one symmetric
+    scale, and its panels' widths; the figure has one colour bar, on it."""
+    images = [im for ax in fig.axes for im in ax.images]
+    assert len({im.get_clim() for im in images}) == 1, {im.get_clim() for im in images}
+    low, high = images[0].get_clim()
+    assert low == -high and high > 0
+    bars = [ax for ax in fig.axes if not ax.images and ax.collections]
+    assert len(bars) == 1  # the colour bar's axes
+    return high, [ax.get_position().width for ax in fig.axes if ax.images]
+
+
+def test_vjp_slices_share_one_scale_and_equal_widths():
+    import matplotlib.pyplot as plt
+
+    seeds = F.default_seeds((5, 3))
+    top = F.vjp_slices_scale(J, seeds)
+    want = max(
+        max(np.abs(G).max(), np.abs(F.vjp_slices(J, G)[0]).max(), np.abs(G @ B64.T).max())
+        for G in seeds.values()
+    )
+    assert top == pytest.approx(want)
+    fig = F.plot_vjp_slices(J)
+    fig.canvas.draw()
+    high, widths = _one_scale(fig)
+    assert high == pytest.approx(top) and len(widths) == 9
+    np.testing.assert_allclose(widths, widths[0], rtol=1e-6)  # equal panel widths
+    plt.close(fig)
+    assert F.vjp_slices_scale(J, {"zero": np.zeros((5, 3))}) == 1.0
+    with pytest.raises(TypeError, match="seeds"):
+        F.vjp_slices_scale(J, {})
+
+
+def test_broadcast_sum_shares_one_scale():
+    import matplotlib.pyplot as plt
+
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((2, 1, 3, 4)), rng.standard_normal((5, 4, 6))
+    g = rng.standard_normal((2, 5, 3, 6))
+    d = F.broadcast_sum_data(x, y, g, "y")
+    fig = F.plot_broadcast_sum(x, y, g, "y")
+    fig.canvas.draw()
+    high, widths = _one_scale(fig)
+    assert len(widths) == 2 * 5 + 5
+    assert high == pytest.approx(max(np.abs(d["per_batch"]).max(), np.abs(d["gradient"]).max()))
+    plt.close(fig)
+
+
 def test_backward_ops_are_read_from_the_traced_graph():
     ops = F.backward_ops(names=("T", "B"))
     by_symbol = {op["symbol"]: op for op in ops}

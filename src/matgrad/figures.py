@@ -74,6 +74,7 @@ FIGURE_WORDS_ZH = {
     "i (row of Y)": "i（Y 的行）",
     "seed G": "种子 G",
     "Σ over i, j": "对 i、j 求和",
+    "one colour scale for every panel": "所有面板共用一个色标",
     "ones": "全 1",
     "one-hot at (0, 0)": "(0, 0) 处的独热",
     "random G": "随机 G",
@@ -358,28 +359,32 @@ def default_seeds(shape, rng_seed=0) -> dict:
     }
 
 
-def plot_vjp_slices(J, seeds=None, *, figsize=(4.8, 6.6), lang="en", words=None):
+def plot_vjp_slices(J, seeds=None, *, figsize=(4.8, 7.0), lang="en", words=None):
     """One row per seed: the seed ``G`` (the weights), the block grid of
     ``G_ij × ∂Y_ij/∂T``, and its sum over ``i, j`` (the axes of ``Y``), which is
     the gradient, shaped like ``T``. ``seeds`` maps a name to ``G``
     (default: :func:`default_seeds`); the names need Chinese in ``words``
-    unless they are the defaults'."""
+    unless they are the defaults'.
+
+    Every panel has the same width and the same symmetric colour scale
+    (:func:`vjp_slices_scale`), shown by one colour bar: equal colours are
+    equal values, in every row and column."""
     text = _text(lang, words)
     J = as_array(J, "J", allow_complex=False)
     check_ndim(J, "J", 4)
     seeds = default_seeds(J.shape[:2]) if seeds is None else dict(seeds)
+    top = vjp_slices_scale(J, seeds)
     fig = _figure(figsize)
-    grid = fig.add_gridspec(len(seeds), 3, width_ratios=[1.2, 1.2, 1.6])
+    grid = fig.add_gridspec(len(seeds), 3, width_ratios=[1, 1, 1])
+    axes = []
     for r, (name, G) in enumerate(seeds.items()):
         weighted, vjp = vjp_slices(J, G)
-        # One colour scale for the blocks and their sum, so the sum reads off the blocks.
-        top = max(float(np.abs(weighted).max()), float(np.abs(vjp).max()))
         ax_g = fig.add_subplot(grid[r, 0])
-        _heat(ax_g, G, vmax=max(1.0, float(np.abs(G).max())))
+        _heat(ax_g, G, vmax=top)
         ax_g.set_ylabel(text(name), fontsize=10)
         ax_w = fig.add_subplot(grid[r, 1])
         M = jacobian_block_grid(weighted)
-        _heat(ax_w, M, vmax=top, aspect="equal")  # each tile keeps the shape of T
+        _heat(ax_w, M, vmax=top)
         I_, J_, K, L = J.shape
         for i in range(1, I_):
             ax_w.axhline(i * K - 0.5, color="0.4", lw=0.6)
@@ -398,11 +403,32 @@ def plot_vjp_slices(J, seeds=None, *, figsize=(4.8, 6.6), lang="en", words=None)
             ax_g.set_title(text("seed G"), fontsize=10)
             ax_w.set_title(SLICE_TITLE, fontsize=10)  # math: no words
             ax_v.set_title(text("Σ over i, j"), fontsize=10)
+        axes += [ax_g, ax_w, ax_v]
+    bar = fig.colorbar(
+        axes[0].images[0], ax=axes, location="bottom", shrink=0.7, aspect=30, pad=0.02
+    )
+    bar.ax.tick_params(labelsize=8.5)
+    bar.set_label(text("one colour scale for every panel"), fontsize=9)
     fig.supxlabel(
         text("summed over i, j (the axes of Y)") + " → " + text("gradient (shape of T)"),
         fontsize=9,
     )
     return _redraw(fig, plot_vjp_slices, (J,), {"seeds": seeds, "figsize": figsize})
+
+
+def vjp_slices_scale(J, seeds) -> float:
+    """The one colour scale of :func:`plot_vjp_slices`: the largest absolute
+    value of every panel (each seed ``G``, its weighted slices and their sum),
+    or 1 if they are all zero."""
+    J = as_array(J, "J", allow_complex=False)
+    if not isinstance(seeds, dict) or not seeds:
+        raise TypeError("seeds must be a non-empty dict from a name to G")
+    top = 0.0
+    for G in seeds.values():
+        weighted, vjp = vjp_slices(J, G)
+        top = max(top, float(np.abs(G).max()), float(np.abs(weighted).max()))
+        top = max(top, float(np.abs(vjp).max()))
+    return top or 1.0
 
 
 # ---- chapters 04/06: the backward pass that TensorFlow ran --------------------
@@ -780,11 +806,13 @@ def broadcast_sum_data(x, y, grad, which="y") -> dict:
     return {"batch": batch, "axes": axes, "per_batch": per_batch, "gradient": final, "shape": own}
 
 
-def plot_broadcast_sum(x, y, grad, which="y", *, figsize=(4.8, 4.8), lang="en", words=None):
+def plot_broadcast_sum(x, y, grad, which="y", *, figsize=(4.8, 5.3), lang="en", words=None):
     """Broadcast forward, sum backward, for a batch of rank 2 (b0, b1): the
     output's batch as a grid of per-batch gradients of ``which``; arrows sum
     them along the broadcast axis into the input's own gradient (last row or
-    column)."""
+    column). Every panel has the same symmetric colour scale (the largest
+    absolute value of the per-batch gradients and their sums), shown by one
+    colour bar: equal colours are equal values."""
     text = _text(lang, words)
     d = broadcast_sum_data(x, y, grad, which)
     if len(d["batch"]) != 2 or len(d["axes"]) != 1:
@@ -795,22 +823,25 @@ def plot_broadcast_sum(x, y, grad, which="y", *, figsize=(4.8, 4.8), lang="en", 
     (axis,) = d["axes"]
     b0, b1 = d["batch"]
     per = d["per_batch"]
-    vmax = float(np.abs(per).max())
+    final = d["gradient"].reshape((-1,) + d["gradient"].shape[-2:])
+    vmax = max(float(np.abs(per.real).max()), float(np.abs(final.real).max())) or 1.0
     fig = _figure(figsize)
+    axes = []
     rows, cols = (b0 + 1, b1) if axis == 0 else (b0, b1 + 1)
     grid = fig.add_gridspec(rows, cols)
     for i in range(b0):
         for j in range(b1):
             ax = fig.add_subplot(grid[i, j])
             _heat(ax, per[i, j].real, vmax=vmax)
+            axes.append(ax)
             if i == 0:
                 ax.set_title(f"b1={j}", fontsize=9)
             if j == 0:
                 ax.set_ylabel(f"b0={i}", fontsize=9, rotation=0, ha="right", va="center")
-    final = d["gradient"].reshape((-1,) + d["gradient"].shape[-2:])
     for t in range(len(final)):
         ax = fig.add_subplot(grid[b0, t] if axis == 0 else grid[t, b1])
-        _heat(ax, final[t].real, vmax=float(np.abs(final).max()))
+        _heat(ax, final[t].real, vmax=vmax)
+        axes.append(ax)
         if axis == 0 and t == 0:
             ax.set_ylabel("Σ", fontsize=11, rotation=0, ha="right", va="center", color="#c0392b")
         if axis == 1 and t == 0:
@@ -818,6 +849,11 @@ def plot_broadcast_sum(x, y, grad, which="y", *, figsize=(4.8, 4.8), lang="en", 
         for spine in ax.spines.values():
             spine.set_color("#c0392b")
             spine.set_linewidth(2)
+    bar = fig.colorbar(
+        axes[0].images[0], ax=axes, location="bottom", shrink=0.7, aspect=30, pad=0.02
+    )
+    bar.ax.tick_params(labelsize=8.5)
+    bar.set_label(text("one colour scale for every panel"), fontsize=9)
     fig.suptitle(
         text("forward: {} is used by every batch", which)
         + "\n"
