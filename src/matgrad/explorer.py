@@ -299,8 +299,9 @@ def jacobian_explorer(T, B, G=None, *, lang="en", words=None):
     readout = (
         base.transform_filter(entry)
         .transform_calculate(
-            text=f"{seed_text} + '\\n(i, j, k, l) = (' + datum.i + ', ' + datum.j + ', ' + datum.k + ', '"
-            " + datum.l + ')\\n∂Y_ij/∂T_kl = ' + format(datum.d, '.4f')"
+            text=f"{seed_text} + '\\n(i, j, k, l) = ('"
+            " + datum.i + ', ' + datum.j + ', ' + datum.k + ', ' + datum.l + ')'"
+            " + '\\n∂Y_ij/∂T_kl = ' + format(datum.d, '.4f')"
             " + ',  G_ij = ' + format(datum.w, '.2f')"
             f" + ',  {w['product']} = ' + format(datum.wd, '.4f')"
         )

@@ -550,8 +550,9 @@ def plot_backward_graph(ops, *, figsize=(4.8, 3.4), lang="en", words=None):
     """The ops of :func:`backward_ops` as a graph: inputs and the seed on the
     left, each op in a column after its inputs, the tape's seed and gradient
     ops in red, an op that did not run (``ran`` False: pruned, such as the
-    forward ``MatMul``) with a dashed grey outline, the gradient ops with their ``transpose_a``/``transpose_b`` and the product they
-    compute, labelled with the gradient they give (``T̄ = G Bᵀ``, the bar
+    forward ``MatMul``) with a dashed grey outline, and a legend. The
+    gradient ops show their ``transpose_a``/``transpose_b`` and the product
+    they compute, labelled with the gradient they give (``T̄ = G Bᵀ``, the bar
     meaning "gradient of the loss", as in the book)."""
     from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch
 
@@ -624,8 +625,13 @@ def plot_backward_graph(ops, *, figsize=(4.8, 3.4), lang="en", words=None):
     ax.set_axis_off()
     ax.set_title(text("traced by tf.function"), fontsize=9, color="0.3")
     handles = [
-        Patch(fc="white", ec=_GRAPH_STYLES[kind][0], ls=_GRAPH_STYLES[kind][1], lw=1.6,
-              label=text(_GRAPH_LEGEND[kind]))
+        Patch(
+            fc="white",
+            ec=_GRAPH_STYLES[kind][0],
+            ls=_GRAPH_STYLES[kind][1],
+            lw=1.6,
+            label=text(_GRAPH_LEGEND[kind]),
+        )
         for kind in _GRAPH_STYLES
         if kind in used
     ]
