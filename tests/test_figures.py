@@ -159,26 +159,31 @@ def test_backward_ops_mark_what_runs_and_the_profiler_agrees():
     from matgrad.counting import executed_kernels
 
     T, B = tf.constant(SEED_T), tf.constant(SEED_B)
-    for sources in (("a",), ("a", "b")):
-        ops = F.backward_ops(names=("T", "B"), sources=sources)
+    for sources, asked in ((("a",), ("a",)), (("a", "b"), ("a", "b")), (("a", "b"), ("a",))):
+        ops = F.backward_ops(names=("T", "B"), sources=sources, asked=asked)
         (forward,) = [op for op in ops if op["symbol"] == "Y"]
         assert forward["ran"] is False  # no output needs Y: pruned
-        ops_run = [op for op in ops if op["type"] != "Placeholder" and op is not forward]
-        assert all(op["ran"] for op in ops_run)
-        # With T alone watched, the outputs (G Bᵀ) do not read the input T.
+        (d_t,) = [op for op in ops if op["symbol"] == "G Bᵀ"]
+        assert d_t["ran"] and d_t["output"]
+        d_b = [op for op in ops if op["symbol"] == "Tᵀ G"]
+        assert len(d_b) == (sources == ("a", "b"))  # in the graph when B is watched
+        for op in d_b:  # and it runs when its gradient is asked for
+            assert op["ran"] == op["output"] == ("b" in asked)
+        # The outputs read the input T only when they hold B's gradient, Tᵀ G.
         assert {op["name"] for op in ops if op["type"] == "Placeholder" and not op["ran"]} == (
-            {"T"} if sources == ("a",) else set()
+            set() if "b" in asked else {"T"}
         )
         ran = sum(op["type"] == "MatMul" and op["ran"] for op in ops)
-        assert ran == len(sources)
+        assert ran == len(asked)
 
         @tf.function
-        def run(a, b, sources=sources):  # the function backward_ops traces
+        def run(a, b, sources=sources, asked=asked):  # the function backward_ops traces
             chosen = [{"a": a, "b": b}[s] for s in sources]
             with tf.GradientTape() as tape:
                 tape.watch(chosen)
                 y = tf.matmul(a, b)
-            return tape.gradient(y, chosen)
+            grads = tape.gradient(y, chosen)
+            return [g for g, s in zip(grads, sources, strict=True) if s in asked]
 
         run(T, B)  # traced before the profiler starts
         assert executed_kernels(lambda run=run: run(T, B)) == ran
@@ -199,6 +204,10 @@ def test_backward_ops_rejects_bad_arguments():
         F.backward_ops(sources=("c",))
     with pytest.raises(ValueError, match="names"):
         F.backward_ops(names=("G", "B"))
+    with pytest.raises(ValueError, match="asked"):
+        F.backward_ops(sources=("a",), asked=("b",))
+    with pytest.raises(ValueError, match="asked"):
+        F.backward_ops(asked=())
 
 
 def test_the_four_branches_agree_with_matmul_grad():

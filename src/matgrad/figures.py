@@ -443,10 +443,14 @@ def backward_ops(
     seed="ones",
     sources=("a", "b"),
     names=("A", "B"),
+    asked=None,
 ) -> list[dict]:
     """The ops of ``tape.gradient(tf.matmul(a, b, ...), sources)`` as TensorFlow
     traced them in a ``tf.function`` (read from its graph, not typed). The
-    tape watches the ``sources`` only (``"a"``, ``"b"`` or both).
+    tape watches the ``sources`` only (``"a"``, ``"b"`` or both); ``asked``
+    (default: the ``sources``) are those whose gradients the function asks
+    for and returns: with both watched and ``a`` alone asked, the graph holds
+    both gradient ``MatMul`` ops, and ``B``'s does not run.
 
     ``seed="ones"`` lets the tape seed its ones; ``seed="G"`` passes an input
     ``G`` as ``output_gradients``. ``names`` are the letters of ``a`` and
@@ -469,6 +473,9 @@ def backward_ops(
         raise ValueError(f"seed must be 'ones' or 'G', got {seed!r}")
     if not sources or set(sources) - {"a", "b"}:
         raise ValueError(f"sources must be a non-empty sequence of 'a' and 'b', got {sources!r}")
+    asked = tuple(sources) if asked is None else tuple(asked)
+    if not asked or set(asked) - set(sources):
+        raise ValueError(f"asked must be a non-empty part of sources {sources!r}, got {asked!r}")
     if len(names) != 2 or "G" in names or "Y" in names or names[0] == names[1]:
         raise ValueError(f"names must be two letters other than G and Y, got {names!r}")
     tf = _tf()
@@ -486,7 +493,8 @@ def backward_ops(
         with tf.GradientTape() as tape:
             tape.watch(chosen)  # only the sources: the tape skips the other branch
             y = tf.matmul(a, b, transpose_a=transpose_a, transpose_b=transpose_b)
-        return tape.gradient(y, chosen, output_gradients=g)
+        grads = tape.gradient(y, chosen, output_gradients=g)
+        return [grad for grad, s in zip(grads, sources, strict=True) if s in asked]
 
     graph = tf.function(run).get_concrete_function(*specs).graph
     needed = {op.name for op in needed_operations(graph)}
