@@ -22,6 +22,7 @@ the Vega JavaScript that the site serves itself.
 from __future__ import annotations
 
 import base64
+import re
 
 import numpy as np
 
@@ -342,7 +343,10 @@ def jacobian_explorer(T, B, G=None, *, lang="en", words=None):
         )
         .add_params(seed, hot_i, hot_j)
         .properties(
-            title=alt.Title(w["title"], fontSize=13, anchor="start"),
+            # Two lines (after the colon), to fit a phone's column.
+            title=alt.Title(
+                re.split(r"(?<=[:：])\s*", w["title"], maxsplit=1), fontSize=13, anchor="start"
+            ),
             description=w["description"],
             # _ext/vega_static/matgrad-vega.js puts these inputs first.
             usermeta={"matgrad": {"inputs_first": ["seed", "hot_i", "hot_j"]}},
