@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import shutil
 import subprocess
 import sys
@@ -82,6 +83,53 @@ def test_chart_is_vega_lite_5_with_keyboard_inputs_and_chinese_twin():
     zh_bound = {p["name"]: p["bind"] for p in zh["params"] if "bind" in p}
     assert zh_bound["seed"]["labels"] == ["全 1", "独热", "随机"]
     assert spec["data"] == zh["data"] and len(spec["data"]["values"]) == 225  # same numbers
+
+
+def _colours(spec):
+    """Every colour encoding with a field in a Vega-Lite spec (nested views)."""
+    found = []
+    if isinstance(spec, dict):
+        colour = spec.get("encoding", {}).get("color", {})
+        if "field" in colour:
+            found.append(colour)
+        for value in spec.values():
+            found += _colours(value)
+    elif isinstance(spec, list):
+        for value in spec:
+            found += _colours(value)
+    return found
+
+
+def test_explorer_scale_covers_every_cell_of_every_seed():
+    G = np.random.default_rng(3).standard_normal((5, 3))
+    table = E.explorer_table(SEED_T, SEED_B, G)
+    top = E.explorer_scale(table)
+    B64 = SEED_B.astype(np.float64)
+    cells = [np.abs(G).max(), np.abs(B64).max() * max(1.0, np.abs(G).max())]
+    for seed in E.SEEDS:
+        ats = [(i, j) for i in range(5) for j in range(3)] if seed == "one-hot" else [(0, 0)]
+        for at in ats:
+            cells.append(np.abs(E.seed_matrix(seed, (5, 3), at=at, G=G) @ B64.T).max())
+    assert top == pytest.approx(max(cells))
+    assert E.explorer_scale([{**r, "d": 0.0, "g": 0.0} for r in table]) == 1.0
+    with pytest.raises(ValueError, match="empty"):
+        E.explorer_scale([])
+
+
+def test_chart_has_one_colour_scale_one_legend_and_its_title():
+    for lang, words in (("en", E.EXPLORER_WORDS), ("zh_CN", E.EXPLORER_WORDS_ZH)):
+        spec = E.jacobian_explorer(SEED_T, SEED_B, lang=lang).to_dict()
+        colours = _colours(spec)
+        assert {c["field"] for c in colours} == {"w", "wd", "grad"}
+        top = E.explorer_scale(E.explorer_table(SEED_T, SEED_B))
+        for c in colours:  # the same symmetric scale, the same legend: Vega-Lite merges them
+            assert c["scale"]["domain"] == [-top, top]
+            assert c["legend"]["title"] == words["value (one colour scale)"]
+        assert spec["resolve"]["scale"]["color"] == "shared"
+        assert "".join(spec["title"]["text"]) == words["title"].replace(": ", ":")  # in the PNG
+        assert len(spec["title"]["text"]) == 2  # two lines, for a phone
+        readout = json.dumps(spec, ensure_ascii=False)
+        assert words["seed G: "] in readout  # the readout names the seed shown
 
 
 def test_bundle_has_vega_lite_png_and_the_twin():

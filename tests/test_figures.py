@@ -85,6 +85,54 @@ def test_vjp_slices_for_the_three_seeds():
         F.vjp_slices(J, np.ones((3, 5)))
 
 
+def _one_scale(fig):
+    """The clim of every heat map of ``fig``, which must be one symmetric
+    scale, and its panels' widths; the figure has one colour bar, on it."""
+    images = [im for ax in fig.axes for im in ax.images]
+    assert len({im.get_clim() for im in images}) == 1, {im.get_clim() for im in images}
+    low, high = images[0].get_clim()
+    assert low == -high and high > 0
+    bars = [ax for ax in fig.axes if not ax.images and ax.collections]
+    assert len(bars) == 1  # the colour bar's axes
+    return high, [ax.get_position().width for ax in fig.axes if ax.images]
+
+
+def test_vjp_slices_share_one_scale_and_equal_widths():
+    import matplotlib.pyplot as plt
+
+    seeds = F.default_seeds((5, 3))
+    top = F.vjp_slices_scale(J, seeds)
+    want = max(
+        max(np.abs(G).max(), np.abs(F.vjp_slices(J, G)[0]).max(), np.abs(G @ B64.T).max())
+        for G in seeds.values()
+    )
+    assert top == pytest.approx(want)
+    fig = F.plot_vjp_slices(J)
+    fig.canvas.draw()
+    high, widths = _one_scale(fig)
+    assert high == pytest.approx(top) and len(widths) == 9
+    np.testing.assert_allclose(widths, widths[0], rtol=1e-6)  # equal panel widths
+    plt.close(fig)
+    assert F.vjp_slices_scale(J, {"zero": np.zeros((5, 3))}) == 1.0
+    with pytest.raises(TypeError, match="seeds"):
+        F.vjp_slices_scale(J, {})
+
+
+def test_broadcast_sum_shares_one_scale():
+    import matplotlib.pyplot as plt
+
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((2, 1, 3, 4)), rng.standard_normal((5, 4, 6))
+    g = rng.standard_normal((2, 5, 3, 6))
+    d = F.broadcast_sum_data(x, y, g, "y")
+    fig = F.plot_broadcast_sum(x, y, g, "y")
+    fig.canvas.draw()
+    high, widths = _one_scale(fig)
+    assert len(widths) == 2 * 5 + 5
+    assert high == pytest.approx(max(np.abs(d["per_batch"]).max(), np.abs(d["gradient"]).max()))
+    plt.close(fig)
+
+
 def test_backward_ops_are_read_from_the_traced_graph():
     ops = F.backward_ops(names=("T", "B"))
     by_symbol = {op["symbol"]: op for op in ops}
@@ -105,6 +153,50 @@ def test_backward_ops_are_read_from_the_traced_graph():
     assert [op["type"] for op in only_t].count("MatMul") == 2
 
 
+def test_backward_ops_mark_what_runs_and_the_profiler_agrees():
+    import tensorflow as tf
+
+    from matgrad.counting import executed_kernels
+
+    T, B = tf.constant(SEED_T), tf.constant(SEED_B)
+    for sources, asked in ((("a",), ("a",)), (("a", "b"), ("a", "b")), (("a", "b"), ("a",))):
+        ops = F.backward_ops(names=("T", "B"), sources=sources, asked=asked)
+        (forward,) = [op for op in ops if op["symbol"] == "Y"]
+        assert forward["ran"] is False  # no output needs Y: pruned
+        (d_t,) = [op for op in ops if op["symbol"] == "G Bᵀ"]
+        assert d_t["ran"] and d_t["output"]
+        d_b = [op for op in ops if op["symbol"] == "Tᵀ G"]
+        assert len(d_b) == (sources == ("a", "b"))  # in the graph when B is watched
+        for op in d_b:  # and it runs when its gradient is asked for
+            assert op["ran"] == op["output"] == ("b" in asked)
+        # The outputs read the input T only when they hold B's gradient, Tᵀ G.
+        assert {op["name"] for op in ops if op["type"] == "Placeholder" and not op["ran"]} == (
+            set() if "b" in asked else {"T"}
+        )
+        ran = sum(op["type"] == "MatMul" and op["ran"] for op in ops)
+        assert ran == len(asked)
+
+        @tf.function
+        def run(a, b, sources=sources, asked=asked):  # the function backward_ops traces
+            chosen = [{"a": a, "b": b}[s] for s in sources]
+            with tf.GradientTape() as tape:
+                tape.watch(chosen)
+                y = tf.matmul(a, b)
+            grads = tape.gradient(y, chosen)
+            return [g for g, s in zip(grads, sources, strict=True) if s in asked]
+
+        run(T, B)  # traced before the profiler starts
+        assert executed_kernels(lambda run=run: run(T, B)) == ran
+    # The figure draws the pruned op dashed, and says so in its legend.
+    fig = F.plot_backward_graph(F.backward_ops(names=("T", "B"), sources=("a",)))
+    styles = {p.get_linestyle() for p in fig.axes[0].patches if hasattr(p, "get_boxstyle")}
+    assert "--" in styles and "-" in styles
+    assert "not run (pruned)" in {t.get_text() for t in fig.legends[0].get_texts()}
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
 def test_backward_ops_rejects_bad_arguments():
     with pytest.raises(ValueError, match="seed"):
         F.backward_ops(seed="zeros")
@@ -112,6 +204,10 @@ def test_backward_ops_rejects_bad_arguments():
         F.backward_ops(sources=("c",))
     with pytest.raises(ValueError, match="names"):
         F.backward_ops(names=("G", "B"))
+    with pytest.raises(ValueError, match="asked"):
+        F.backward_ops(sources=("a",), asked=("b",))
+    with pytest.raises(ValueError, match="asked"):
+        F.backward_ops(asked=())
 
 
 def test_the_four_branches_agree_with_matmul_grad():

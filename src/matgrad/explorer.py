@@ -22,6 +22,7 @@ the Vega JavaScript that the site serves itself.
 from __future__ import annotations
 
 import base64
+import re
 
 import numpy as np
 
@@ -50,6 +51,8 @@ EXPLORER_WORDS_ZH = {
     "gradient: the columns summed over i, j": "梯度：按列对 i、j 求和",
     "row k": "第 k 行",
     "column l": "第 l 列",
+    "value (one colour scale)": "值（共用一个色标）",
+    "seed G: ": "种子 G：",
     "title": "Y = TB 的雅可比张量：选择一个种子 G，指向一个元素",
     "description": (
         "Y = TB 关于 T 的 15 × 15 雅可比矩阵，每一行按种子 G 的元素加权，各列之和是 5 × 3 的梯度。"
@@ -144,6 +147,21 @@ def explorer_gradient(table: list[dict], seed: str, *, at=(0, 0)) -> np.ndarray:
     return out
 
 
+def explorer_scale(table: list[dict]) -> float:
+    """The explorer's one colour scale: the largest absolute value that any
+    of its cells can show, over every seed (ones, one-hot at every (i, j),
+    the random ``G``): a weight ``G_ij``, a weighted entry ``G_ij d`` or an
+    entry of the gradient. 1 if they are all zero."""
+    if not table:
+        raise ValueError("table is empty")
+    weights = [1.0, *(abs(r["g"]) for r in table)]  # ones and one-hot: 1
+    weighted = max(abs(r["d"]) * max(1.0, abs(r["g"])) for r in table)
+    shape = {(r["i"], r["j"]) for r in table}
+    grads = [explorer_gradient(table, "ones"), explorer_gradient(table, "random")]
+    grads += [explorer_gradient(table, "one-hot", at=at) for at in shape]
+    return max(max(weights), weighted, *(float(np.abs(g).max()) for g in grads)) or 1.0
+
+
 def jacobian_explorer(T, B, G=None, *, lang="en", words=None):
     """The explorer as an Altair chart (Vega-Lite 5), in English or Chinese.
 
@@ -159,10 +177,7 @@ def jacobian_explorer(T, B, G=None, *, lang="en", words=None):
     w = {**(EXPLORER_WORDS_ZH if lang == "zh_CN" else EXPLORER_WORDS), **(words or {})}
     table = explorer_table(T, B, G)
     (p, q), (r, s) = (T.shape[0], B.shape[1]), T.shape
-    big = max(abs(x["d"]) for x in table)
-    # The gradient's colours: one scale for every seed, so that they compare.
-    grads = [explorer_gradient(table, name) for name in SEEDS]
-    top = max(float(np.abs(g).max()) for g in grads) or 1.0
+    top = explorer_scale(table)
     cell = 14
 
     seed = alt.param(
@@ -189,8 +204,8 @@ def jacobian_explorer(T, B, G=None, *, lang="en", words=None):
         clear=False,
         value=[{"i": 0, "j": 0, "k": 0, "l": 0}],
         bind={
-            name: alt.binding_range(min=0, max=top - 1, step=1, name=w[f"entry {name}"] + " ")
-            for name, top in (("i", p), ("j", q), ("k", r), ("l", s))
+            name: alt.binding_range(min=0, max=size - 1, step=1, name=w[f"entry {name}"] + " ")
+            for name, size in (("i", p), ("j", q), ("k", r), ("l", s))
         },
     )
     weight = (
@@ -202,11 +217,25 @@ def jacobian_explorer(T, B, G=None, *, lang="en", words=None):
         .transform_calculate(w=weight)
         .transform_calculate(wd="datum.w * datum.d")
     )
-    colour = alt.Color(
-        "wd:Q",
-        scale=alt.Scale(scheme="redblue", reverse=True, domain=[-big, big], clamp=True),
-        legend=None,
+    # One colour scale for the weights, the weighted Jacobian and the
+    # gradient (explorer_scale), with one legend: the live chart and its
+    # static PNG show the same legend, and equal colours are equal values.
+    scale = alt.Scale(scheme="redblue", reverse=True, domain=[-top, top])
+    # Vega-Lite merges the legends of a shared scale: all three give the same.
+    # Above the charts (on the right it would widen the chart on a phone),
+    # labelled at the integers inside the scale.
+    ticks = list(range(-int(top), int(top) + 1))
+    legend = alt.Legend(
+        title=w["value (one colour scale)"],
+        orient="top",
+        direction="horizontal",
+        gradientLength=cell * r * s,
+        values=ticks,
+        titleFontSize=11,
+        labelFontSize=10,
+        titleLimit=cell * r * s + 40,
     )
+    colour = alt.Color("wd:Q", scale=scale, legend=legend)
     rows = alt.Y(
         "row:O",
         title=w["output entry (i, j)"],
@@ -220,9 +249,7 @@ def jacobian_explorer(T, B, G=None, *, lang="en", words=None):
         .mark_rect(stroke="#666", strokeWidth=0.5)
         .encode(
             y=rows,
-            color=alt.Color(
-                "w:Q", scale=alt.Scale(scheme="redblue", reverse=True, domain=[-3, 3]), legend=None
-            ),
+            color=alt.Color("w:Q", scale=scale, legend=legend),
             tooltip=[
                 alt.Tooltip("i:O"),
                 alt.Tooltip("j:O"),
@@ -266,27 +293,28 @@ def jacobian_explorer(T, B, G=None, *, lang="en", words=None):
             title=alt.Title(w["G_ij × ∂Y_ij/∂T_kl"], fontSize=12),
         )
     )
+    seed_text = (
+        f"'{w['seed G: ']}' + (seed === 'ones' ? '{w['ones']}' : seed === 'one-hot' ? "
+        f"'{w['one-hot']} (' + hot_i + ', ' + hot_j + ')' : '{w['random']}')"
+    )
     readout = (
         base.transform_filter(entry)
         .transform_calculate(
-            text="'(i, j, k, l) = (' + datum.i + ', ' + datum.j + ', ' + datum.k + ', '"
-            " + datum.l + ')\\n∂Y_ij/∂T_kl = ' + format(datum.d, '.4f')"
+            text=f"{seed_text} + '\\n(i, j, k, l) = ('"
+            " + datum.i + ', ' + datum.j + ', ' + datum.k + ', ' + datum.l + ')'"
+            " + '\\n∂Y_ij/∂T_kl = ' + format(datum.d, '.4f')"
             " + ',  G_ij = ' + format(datum.w, '.2f')"
             f" + ',  {w['product']} = ' + format(datum.wd, '.4f')"
         )
         .mark_text(align="left", baseline="top", fontSize=12, lineBreak="\n")
         .encode(text="text:N", x=alt.value(0), y=alt.value(0))
-        .properties(name="readout", width=cell * (r * s + 1), height=30)
+        .properties(name="readout", width=cell * (r * s + 1), height=46)
     )
     summed = base.transform_aggregate(grad="sum(wd)", groupby=["k", "l"])
     grad_rect = summed.mark_rect(stroke="#666", strokeWidth=0.5).encode(
         x=alt.X("l:O", title=w["column l"], axis=alt.Axis(labelAngle=0)),
         y=alt.Y("k:O", title=w["row k"]),
-        color=alt.Color(
-            "grad:Q",
-            scale=alt.Scale(scheme="redblue", reverse=True, domain=[-top, top]),
-            legend=None,
-        ),
+        color=alt.Color("grad:Q", scale=scale, legend=legend),
     )
     grad_text = (
         summed.mark_text(fontSize=12)
@@ -296,7 +324,7 @@ def jacobian_explorer(T, B, G=None, *, lang="en", words=None):
             text=alt.Text("grad:Q", format=".4f"),
             # White on the darkest cells, black elsewhere (contrast).
             color=alt.condition(
-                f"abs(datum.grad) > {0.55 * top}", alt.value("white"), alt.value("black")
+                f"abs(datum.grad) > {0.7 * top}", alt.value("white"), alt.value("black")
             ),
         )
         .properties(name="gradient")
@@ -308,18 +336,22 @@ def jacobian_explorer(T, B, G=None, *, lang="en", words=None):
     )
     chart = (
         alt.vconcat(
-            alt.hconcat(strip, matrix, spacing=4).resolve_scale(color="independent"),
+            alt.hconcat(strip, matrix, spacing=4).resolve_scale(color="shared"),
             readout,
             gradient,
             spacing=10,
         )
         .add_params(seed, hot_i, hot_j)
         .properties(
+            # Two lines (after the colon), to fit a phone's column.
+            title=alt.Title(
+                re.split(r"(?<=[:：])\s*", w["title"], maxsplit=1), fontSize=13, anchor="start"
+            ),
             description=w["description"],
             # _ext/vega_static/matgrad-vega.js puts these inputs first.
             usermeta={"matgrad": {"inputs_first": ["seed", "hot_i", "hot_j"]}},
         )
-        .resolve_scale(color="independent")
+        .resolve_scale(color="shared")
         .configure_view(stroke=None)
         .configure_axis(labelFontSize=10, titleFontSize=11)
     )

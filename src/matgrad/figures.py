@@ -74,6 +74,7 @@ FIGURE_WORDS_ZH = {
     "i (row of Y)": "i（Y 的行）",
     "seed G": "种子 G",
     "Σ over i, j": "对 i、j 求和",
+    "one colour scale for every panel": "所有面板共用一个色标",
     "ones": "全 1",
     "one-hot at (0, 0)": "(0, 0) 处的独热",
     "random G": "随机 G",
@@ -84,6 +85,8 @@ FIGURE_WORDS_ZH = {
     "input": "输入",
     "forward op": "前向运算",
     "gradient op": "梯度运算",
+    "added by the tape": "梯度带添加的",
+    "not run (pruned)": "未运行（被剪除）",
     "transpose_a=True": "transpose_a=True",
     "transpose_b=True": "transpose_b=True",
     "G enters on the left": "G 从左侧进入",
@@ -356,28 +359,32 @@ def default_seeds(shape, rng_seed=0) -> dict:
     }
 
 
-def plot_vjp_slices(J, seeds=None, *, figsize=(4.8, 6.6), lang="en", words=None):
+def plot_vjp_slices(J, seeds=None, *, figsize=(4.8, 7.0), lang="en", words=None):
     """One row per seed: the seed ``G`` (the weights), the block grid of
     ``G_ij × ∂Y_ij/∂T``, and its sum over ``i, j`` (the axes of ``Y``), which is
     the gradient, shaped like ``T``. ``seeds`` maps a name to ``G``
     (default: :func:`default_seeds`); the names need Chinese in ``words``
-    unless they are the defaults'."""
+    unless they are the defaults'.
+
+    Every panel has the same width and the same symmetric colour scale
+    (:func:`vjp_slices_scale`), shown by one colour bar: equal colours are
+    equal values, in every row and column."""
     text = _text(lang, words)
     J = as_array(J, "J", allow_complex=False)
     check_ndim(J, "J", 4)
     seeds = default_seeds(J.shape[:2]) if seeds is None else dict(seeds)
+    top = vjp_slices_scale(J, seeds)
     fig = _figure(figsize)
-    grid = fig.add_gridspec(len(seeds), 3, width_ratios=[1.2, 1.2, 1.6])
+    grid = fig.add_gridspec(len(seeds), 3, width_ratios=[1, 1, 1])
+    axes = []
     for r, (name, G) in enumerate(seeds.items()):
         weighted, vjp = vjp_slices(J, G)
-        # One colour scale for the blocks and their sum, so the sum reads off the blocks.
-        top = max(float(np.abs(weighted).max()), float(np.abs(vjp).max()))
         ax_g = fig.add_subplot(grid[r, 0])
-        _heat(ax_g, G, vmax=max(1.0, float(np.abs(G).max())))
+        _heat(ax_g, G, vmax=top)
         ax_g.set_ylabel(text(name), fontsize=10)
         ax_w = fig.add_subplot(grid[r, 1])
         M = jacobian_block_grid(weighted)
-        _heat(ax_w, M, vmax=top, aspect="equal")  # each tile keeps the shape of T
+        _heat(ax_w, M, vmax=top)
         I_, J_, K, L = J.shape
         for i in range(1, I_):
             ax_w.axhline(i * K - 0.5, color="0.4", lw=0.6)
@@ -396,11 +403,32 @@ def plot_vjp_slices(J, seeds=None, *, figsize=(4.8, 6.6), lang="en", words=None)
             ax_g.set_title(text("seed G"), fontsize=10)
             ax_w.set_title(SLICE_TITLE, fontsize=10)  # math: no words
             ax_v.set_title(text("Σ over i, j"), fontsize=10)
+        axes += [ax_g, ax_w, ax_v]
+    bar = fig.colorbar(
+        axes[0].images[0], ax=axes, location="bottom", shrink=0.7, aspect=30, pad=0.02
+    )
+    bar.ax.tick_params(labelsize=8.5)
+    bar.set_label(text("one colour scale for every panel"), fontsize=9)
     fig.supxlabel(
         text("summed over i, j (the axes of Y)") + " → " + text("gradient (shape of T)"),
         fontsize=9,
     )
     return _redraw(fig, plot_vjp_slices, (J,), {"seeds": seeds, "figsize": figsize})
+
+
+def vjp_slices_scale(J, seeds) -> float:
+    """The one colour scale of :func:`plot_vjp_slices`: the largest absolute
+    value of every panel (each seed ``G``, its weighted slices and their sum),
+    or 1 if they are all zero."""
+    J = as_array(J, "J", allow_complex=False)
+    if not isinstance(seeds, dict) or not seeds:
+        raise TypeError("seeds must be a non-empty dict from a name to G")
+    top = 0.0
+    for G in seeds.values():
+        weighted, vjp = vjp_slices(J, G)
+        top = max(top, float(np.abs(G).max()), float(np.abs(weighted).max()))
+        top = max(top, float(np.abs(vjp).max()))
+    return top or 1.0
 
 
 # ---- chapters 04/06: the backward pass that TensorFlow ran --------------------
@@ -415,10 +443,14 @@ def backward_ops(
     seed="ones",
     sources=("a", "b"),
     names=("A", "B"),
+    asked=None,
 ) -> list[dict]:
     """The ops of ``tape.gradient(tf.matmul(a, b, ...), sources)`` as TensorFlow
     traced them in a ``tf.function`` (read from its graph, not typed). The
-    tape watches the ``sources`` only (``"a"``, ``"b"`` or both).
+    tape watches the ``sources`` only (``"a"``, ``"b"`` or both); ``asked``
+    (default: the ``sources``) are those whose gradients the function asks
+    for and returns: with both watched and ``a`` alone asked, the graph holds
+    both gradient ``MatMul`` ops, and ``B``'s does not run.
 
     ``seed="ones"`` lets the tape seed its ones; ``seed="G"`` passes an input
     ``G`` as ``output_gradients``. ``names`` are the letters of ``a`` and
@@ -427,16 +459,23 @@ def backward_ops(
     (True for the ops that the tape added, named ``gradient_tape/...``),
     ``output`` (True for what the function returns), ``symbol`` (a letter
     for an input, ``G`` for the seed, ``Y`` for the product, the product it
-    computes, such as ``G Bᵀ``, for a gradient ``MatMul``), and for
+    computes, such as ``G Bᵀ``, for a gradient ``MatMul``), ``ran`` (True
+    when the function's outputs need the op,
+    :func:`matgrad.counting.needed_operations`: TensorFlow prunes the others,
+    such as the forward ``MatMul``, before the function runs), and for
     ``MatMul`` its ``transpose_a`` and ``transpose_b``, for a ``Const`` its
     ``value``. ``Identity`` ops (the function's outputs) are left out.
     """
+    from .counting import needed_operations
     from .tf_matmul import _tf
 
     if seed not in ("ones", "G"):
         raise ValueError(f"seed must be 'ones' or 'G', got {seed!r}")
     if not sources or set(sources) - {"a", "b"}:
         raise ValueError(f"sources must be a non-empty sequence of 'a' and 'b', got {sources!r}")
+    asked = tuple(sources) if asked is None else tuple(asked)
+    if not asked or set(asked) - set(sources):
+        raise ValueError(f"asked must be a non-empty part of sources {sources!r}, got {asked!r}")
     if len(names) != 2 or "G" in names or "Y" in names or names[0] == names[1]:
         raise ValueError(f"names must be two letters other than G and Y, got {names!r}")
     tf = _tf()
@@ -454,9 +493,11 @@ def backward_ops(
         with tf.GradientTape() as tape:
             tape.watch(chosen)  # only the sources: the tape skips the other branch
             y = tf.matmul(a, b, transpose_a=transpose_a, transpose_b=transpose_b)
-        return tape.gradient(y, chosen, output_gradients=g)
+        grads = tape.gradient(y, chosen, output_gradients=g)
+        return [grad for grad, s in zip(grads, sources, strict=True) if s in asked]
 
     graph = tf.function(run).get_concrete_function(*specs).graph
+    needed = {op.name for op in needed_operations(graph)}
     outputs, ops, symbols = set(), [], {}
     for op in graph.get_operations():
         if op.type == "Identity":
@@ -467,6 +508,7 @@ def backward_ops(
             "type": op.type,
             "inputs": [t.op.name for t in op.inputs],
             "gradient": op.name.startswith("gradient_tape/"),
+            "ran": op.name in needed,
         }
         if op.type == "MatMul":
             record["transpose_a"] = bool(op.get_attr("transpose_a"))
@@ -514,11 +556,13 @@ def gradient_products(ops) -> dict:
 
 def plot_backward_graph(ops, *, figsize=(4.8, 3.4), lang="en", words=None):
     """The ops of :func:`backward_ops` as a graph: inputs and the seed on the
-    left, each op in a column after its inputs, the tape's gradient ops in
-    red with their ``transpose_a``/``transpose_b`` and the product they
-    compute, labelled with the gradient they give (``T̄ = G Bᵀ``, the bar
+    left, each op in a column after its inputs, the tape's seed and gradient
+    ops in red, an op that did not run (``ran`` False: pruned, such as the
+    forward ``MatMul``) with a dashed grey outline, and a legend. The
+    gradient ops show their ``transpose_a``/``transpose_b`` and the product
+    they compute, labelled with the gradient they give (``T̄ = G Bᵀ``, the bar
     meaning "gradient of the loss", as in the book)."""
-    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch
 
     text = _text(lang, words)
     if not ops:
@@ -532,7 +576,7 @@ def plot_backward_graph(ops, *, figsize=(4.8, 3.4), lang="en", words=None):
         columns.setdefault(depth[op["name"]], []).append(op)
     fig = _figure(figsize)
     ax = fig.add_subplot()
-    where = {}
+    where, used = {}, set()
     width = 1.5
     for col, members in columns.items():
         for row, op in enumerate(members):
@@ -552,14 +596,9 @@ def plot_backward_graph(ops, *, figsize=(4.8, 3.4), lang="en", words=None):
             label = f"{text('input')}\n{op['symbol']}"
         else:
             label = f"{text('seed')} G\n{op['type']} ({op['name']})"
-        # Red: what the tape added (its seed, the gradient ops); blue: the
-        # forward MatMul; grey: the inputs.
-        if op["type"] == "Placeholder":
-            colour = "#555555"
-        elif op["type"] == "MatMul" and not op["gradient"]:
-            colour = "#1f5fa8"
-        else:
-            colour = "#c0392b"
+        kind = _graph_kind(op)
+        colour, style = _GRAPH_STYLES[kind]
+        used.add(kind)
         ax.add_patch(
             FancyBboxPatch(
                 (x - width / 2, y - 0.45),
@@ -569,6 +608,7 @@ def plot_backward_graph(ops, *, figsize=(4.8, 3.4), lang="en", words=None):
                 fc="white",
                 ec=colour,
                 lw=1.6,
+                ls=style,
             )
         )
         ax.text(x, y, label, ha="center", va="center", fontsize=8.5, color=colour)
@@ -580,8 +620,9 @@ def plot_backward_graph(ops, *, figsize=(4.8, 3.4), lang="en", words=None):
                     (x - width / 2 - 0.05, y),
                     arrowstyle="-|>",
                     mutation_scale=10,
-                    color="0.45",
+                    color="0.45" if op.get("ran", True) else "0.7",
                     lw=1,
+                    ls="-" if op.get("ran", True) else "--",
                     connectionstyle="arc3,rad=0.0",
                 )
             )
@@ -591,7 +632,54 @@ def plot_backward_graph(ops, *, figsize=(4.8, 3.4), lang="en", words=None):
     ax.set_ylim(min(ys) - 0.7, max(ys) + 0.7)
     ax.set_axis_off()
     ax.set_title(text("traced by tf.function"), fontsize=9, color="0.3")
+    handles = [
+        Patch(
+            fc="white",
+            ec=_GRAPH_STYLES[kind][0],
+            ls=_GRAPH_STYLES[kind][1],
+            lw=1.6,
+            label=text(_GRAPH_LEGEND[kind]),
+        )
+        for kind in _GRAPH_STYLES
+        if kind in used
+    ]
+    fig.legend(
+        handles=handles,
+        loc="outside lower center",
+        ncols=len(handles),
+        fontsize=8.5,
+        frameon=False,
+        handlelength=1.6,
+        columnspacing=1.0,
+    )
     return _redraw(fig, plot_backward_graph, (ops,), {"figsize": figsize})
+
+
+#: The outline (colour, line style) of each kind of op in plot_backward_graph.
+_GRAPH_STYLES = {
+    "input": ("#555555", "-"),
+    "tape": ("#c0392b", "-"),
+    "forward": ("#1f5fa8", "-"),
+    "not run": ("0.45", "--"),
+}
+_GRAPH_LEGEND = {
+    "input": "input",
+    "tape": "added by the tape",
+    "forward": "forward op",
+    "not run": "not run (pruned)",
+}
+
+
+def _graph_kind(op) -> str:
+    """An op's kind in :func:`plot_backward_graph`: an input, an op that
+    the function's outputs do not need (TensorFlow prunes it, so it never
+    runs), what the tape added (its seed, the gradient ops), or a forward op
+    that runs."""
+    if op["type"] == "Placeholder":
+        return "input"
+    if not op.get("ran", True):
+        return "not run"
+    return "tape" if op["gradient"] or op["type"] != "MatMul" else "forward"
 
 
 # ---- chapter 06: the four transpose branches ----------------------------------
@@ -732,11 +820,13 @@ def broadcast_sum_data(x, y, grad, which="y") -> dict:
     return {"batch": batch, "axes": axes, "per_batch": per_batch, "gradient": final, "shape": own}
 
 
-def plot_broadcast_sum(x, y, grad, which="y", *, figsize=(4.8, 4.8), lang="en", words=None):
+def plot_broadcast_sum(x, y, grad, which="y", *, figsize=(4.8, 5.3), lang="en", words=None):
     """Broadcast forward, sum backward, for a batch of rank 2 (b0, b1): the
     output's batch as a grid of per-batch gradients of ``which``; arrows sum
     them along the broadcast axis into the input's own gradient (last row or
-    column)."""
+    column). Every panel has the same symmetric colour scale (the largest
+    absolute value of the per-batch gradients and their sums), shown by one
+    colour bar: equal colours are equal values."""
     text = _text(lang, words)
     d = broadcast_sum_data(x, y, grad, which)
     if len(d["batch"]) != 2 or len(d["axes"]) != 1:
@@ -747,22 +837,25 @@ def plot_broadcast_sum(x, y, grad, which="y", *, figsize=(4.8, 4.8), lang="en", 
     (axis,) = d["axes"]
     b0, b1 = d["batch"]
     per = d["per_batch"]
-    vmax = float(np.abs(per).max())
+    final = d["gradient"].reshape((-1,) + d["gradient"].shape[-2:])
+    vmax = max(float(np.abs(per.real).max()), float(np.abs(final.real).max())) or 1.0
     fig = _figure(figsize)
+    axes = []
     rows, cols = (b0 + 1, b1) if axis == 0 else (b0, b1 + 1)
     grid = fig.add_gridspec(rows, cols)
     for i in range(b0):
         for j in range(b1):
             ax = fig.add_subplot(grid[i, j])
             _heat(ax, per[i, j].real, vmax=vmax)
+            axes.append(ax)
             if i == 0:
                 ax.set_title(f"b1={j}", fontsize=9)
             if j == 0:
                 ax.set_ylabel(f"b0={i}", fontsize=9, rotation=0, ha="right", va="center")
-    final = d["gradient"].reshape((-1,) + d["gradient"].shape[-2:])
     for t in range(len(final)):
         ax = fig.add_subplot(grid[b0, t] if axis == 0 else grid[t, b1])
-        _heat(ax, final[t].real, vmax=float(np.abs(final).max()))
+        _heat(ax, final[t].real, vmax=vmax)
+        axes.append(ax)
         if axis == 0 and t == 0:
             ax.set_ylabel("Σ", fontsize=11, rotation=0, ha="right", va="center", color="#c0392b")
         if axis == 1 and t == 0:
@@ -770,6 +863,11 @@ def plot_broadcast_sum(x, y, grad, which="y", *, figsize=(4.8, 4.8), lang="en", 
         for spine in ax.spines.values():
             spine.set_color("#c0392b")
             spine.set_linewidth(2)
+    bar = fig.colorbar(
+        axes[0].images[0], ax=axes, location="bottom", shrink=0.7, aspect=30, pad=0.02
+    )
+    bar.ax.tick_params(labelsize=8.5)
+    bar.set_label(text("one colour scale for every panel"), fontsize=9)
     fig.suptitle(
         text("forward: {} is used by every batch", which)
         + "\n"
