@@ -82,7 +82,7 @@ def _extract(path: Path) -> tuple[list[str], list[list[tuple[float, float, str, 
     for page in re.split(r"<page ", out)[1:]:
         height = float(re.match(r'width="[-\d.e]+" height="([-\d.e]+)"', page).group(1))
         lines, runs = [], []
-        for box, line in re.findall(r'<line (.*?)>(.*?)</line>', page, re.S):
+        for box, line in re.findall(r"<line (.*?)>(.*?)</line>", page, re.S):
             top, bottom = (float(v) for v in re.findall(r'y(?:Min|Max)="([-\d.e]+)"', box))
             found = _WORD.findall(line)
             lines.append(" ".join(html.unescape(w) for *_, w in found))
