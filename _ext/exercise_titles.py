@@ -209,9 +209,10 @@ class FillExerciseAsks(SphinxPostTransform):
 
 # Out of its page, a reference in an exercise's first paragraph loses its
 # context: a section's title read as part of the sentence, "(3)" or "Fig. 2"
-# of some other page. Each reference gets a marker before it is resolved, and
-# the resolved link is then quoted ("“Title”") or given its page ("equation
-# (3) of “Jacobian tensors”").
+# of some other page. Each such reference gets a marker before it is
+# resolved, and the resolved link is then quoted ("“Title”") or given its
+# page ("equation (3) of “Jacobian tensors”"). A reference whose text the
+# author wrote is left as written.
 
 _CONTEXT = {
     "en": {
@@ -241,24 +242,11 @@ def _target_doc(env, xref):
     return found[0] if found else None
 
 
-def _section_title(env, xref):
-    """The title of the section an explicit ``{ref}`text <label>``` names,
-    or None when its target is not a section (an exercise, a figure)."""
-    target = xref.get("reftarget", "")
-    found = env.get_domain("std").labels.get(target)
-    if not found or not found[2] or target in getattr(env, "sphinx_exercise_registry", {}):
-        return None
-    return found[2]
-
-
 def _mark_for_context(env, xref, exercise_doc):
     reftype = xref.get("reftype")
-    title = None
+    # A reference with its own words ({ref}`the determinant's gradient
+    # <label>`) keeps them: they are part of the author's sentence.
     if reftype == "ref" and not xref.get("refexplicit"):
-        kind = "section"
-    elif reftype == "ref" and (title := _section_title(env, xref)):
-        # "the section on lists of targets" means nothing out of its page:
-        # the section's own title is quoted instead
         kind = "section"
     elif reftype == "eq":
         kind = "equation"
@@ -267,8 +255,6 @@ def _mark_for_context(env, xref, exercise_doc):
     else:
         return
     marker = asks_reference(kind=kind, doc=_target_doc(env, xref) or exercise_doc)
-    if title:
-        xref.children = [nodes.inline(title, title)]
     xref.replace_self(marker)
     marker += xref
 
