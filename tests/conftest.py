@@ -310,7 +310,9 @@ def busy_cores():
 # ---- the order of the tests, and what the workers report --------------------
 
 # The longest tests first: with two workers, a long test that starts last is
-# the whole tail (pytest-xdist hands them out in this order). Measured in CI:
+# the whole tail. pytest-xdist hands them out in this order, one at a time to
+# whichever worker is free (--maxschedchunk=1 in pyproject.toml), so the long
+# tests spread over both workers. Measured in CI:
 # the Binder-like venv of test_lab (a minute or two on a new machine), the
 # kernel variants of test_portability (seven pages and a Chinese build), the
 # oneDNN page (it starts TensorFlow children), the timed pages under load,

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import HTML, IN_CI, ROOT, TRANSLATIONS, toc_pages
+from conftest import HTML, IN_CI, ROOT, TRANSLATIONS, require_or_skip, toc_pages
 
 PDF_DIR = ROOT / "_build" / "pdf"
 SHOTS = ROOT / "_build" / "screenshots"
@@ -59,47 +59,56 @@ def _pdf(edition: str) -> Path:
     return path
 
 
+# A word of pdftotext's -bbox-layout output: its box, top-down, in points.
+_WORD = re.compile(
+    r'<word xMin="([-\d.e]+)" yMin="([-\d.e]+)" xMax="[-\d.e]+" yMax="([-\d.e]+)">([^<]*)</word>'
+)
+
+
 def _extract(path: Path) -> tuple[list[str], list[list[tuple[float, float, str, float]]]]:
-    """Each page's text, and its text runs as (x, y, text, size in points),
-    y upwards from the foot (pypdf's text extraction)."""
-    from pypdf import PdfReader
-
-    texts, lines = [], []
-    for page in PdfReader(path).pages:
-        runs = []
-
-        def visit(text, cm, tm, font, size, runs=runs):
-            if text.strip():  # where the text run starts, in points on the page
-                runs.append(
-                    (
-                        tm[4] * cm[0] + tm[5] * cm[2] + cm[4],
-                        tm[4] * cm[1] + tm[5] * cm[3] + cm[5],
-                        text,
-                        abs(size * (tm[2] * cm[1] + tm[3] * cm[3])),
-                    )
-                )
-
-        texts.append(page.extract_text(visitor_text=visit) or "")
-        lines.append(runs)
-    return texts, lines
+    """Each page's text, and its words as (x, y, text, height in points): x
+    where the word starts, y the middle of its line upwards from the foot.
+    Poppler's pdftotext (the package that has pdftoppm) reads both editions
+    in a few seconds of CPU; pypdf's text extraction took a minute."""
+    if shutil.which("pdftotext") is None:
+        require_or_skip("pdftotext is not installed (Debian: apt-get install poppler-utils)")
+    out = subprocess.run(
+        ["pdftotext", "-bbox-layout", str(path), "-"],
+        capture_output=True,
+        check=True,
+        text=True,
+    ).stdout
+    texts, words = [], []
+    for page in re.split(r"<page ", out)[1:]:
+        height = float(re.match(r'width="[-\d.e]+" height="([-\d.e]+)"', page).group(1))
+        lines, runs = [], []
+        for box, line in re.findall(r"<line (.*?)>(.*?)</line>", page, re.S):
+            top, bottom = (float(v) for v in re.findall(r'y(?:Min|Max)="([-\d.e]+)"', box))
+            found = _WORD.findall(line)
+            lines.append(" ".join(html.unescape(w) for *_, w in found))
+            for x, word_top, word_bottom, word in found:
+                size = float(word_bottom) - float(word_top)
+                runs.append((float(x), height - (top + bottom) / 2, html.unescape(word), size))
+        texts.append("\n".join(lines))
+        words.append(runs)
+    return texts, words
 
 
 def _extracted(path: Path):
-    """``_extract(path)``, done once per PDF for all test workers: pypdf takes
-    10 to 15 s of CPU on one edition, and pytest-xdist may set this module's
-    fixture up in both workers. The result is kept beside the PDF under the
+    """``_extract(path)``, done once per PDF for all test workers: pytest-xdist
+    may set this module's fixture up in both workers. The result is kept beside the PDF under the
     digest of its bytes (a rebuilt PDF is read again), and a lock makes the
     second worker wait for the first instead of reading it too."""
     import fcntl
 
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    cache = path.with_name(f".{path.stem}.text-{digest[:16]}.pickle")
+    cache = path.with_name(f".{path.stem}.words-{digest[:16]}.pickle")
     with open(path.with_name(f".{path.stem}.text.lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if cache.exists():
             return pickle.loads(cache.read_bytes())
         extracted = _extract(path)
-        for old in path.parent.glob(f".{path.stem}.text-*.pickle"):
+        for old in path.parent.glob(f".{path.stem}.*-*.pickle"):
             old.unlink()
         cache.write_bytes(pickle.dumps(extracted))
         return extracted
@@ -115,8 +124,8 @@ def book(request):
     return request.param, path, PdfReader(path), "\n".join(texts)
 
 
-# Per PDF, per page: its text, and its text runs as (x, y, text, size in
-# points), y upwards from the foot.
+# Per PDF, per page: its text, and its words as (x, y, text, height in
+# points), y (the middle of the word's line) upwards from the foot.
 TEXTS: dict[Path, list[str]] = {}
 LINES: dict[Path, list[list[tuple[float, float, str, float]]]] = {}
 
@@ -235,7 +244,13 @@ def test_bookmarks_follow_the_contents_and_are_not_doubled(book):
 def _printed_near(path: Path, page: int, top: float) -> str:
     """The text printed on ``page`` from ``top`` down to 130 pt below it (a
     heading's destination is the top of its box, margin included)."""
-    runs = sorted(LINES[path][page], key=lambda r: (-r[1], r[0]))
+    lines: list[list] = []  # top down; words whose middles are this close share a line
+    for run in sorted(LINES[path][page], key=lambda r: -r[1]):
+        if lines and lines[-1][0][1] - run[1] < 0.4 * run[3]:
+            lines[-1].append(run)
+        else:
+            lines.append([run])
+    runs = [run for line in lines for run in sorted(line)]  # each line left to right
     return _squash("".join(t for x, y, t, _ in runs if top - 130 <= y <= top + 2))
 
 

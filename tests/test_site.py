@@ -71,7 +71,11 @@ def test_page_in_chromium(page, server, browser):
     tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     tab.on("pageerror", lambda e: errors.append(str(e)))
     tab.on("request", lambda r: requests.append(r.url))
-    response = tab.goto(url, wait_until="networkidle")
+    # "load": the page and everything it names have arrived (the math is
+    # awaited below); waiting for half a second of network silence on top
+    # of that cost every page that half second. Requests made later are
+    # still caught: the listener stays until the last check.
+    response = tab.goto(url, wait_until="load")
     assert response is not None and response.ok, f"{url} answered {response and response.status}"
 
     has_math = tab.evaluate("() => document.querySelectorAll('.math').length > 0")
