@@ -166,3 +166,19 @@ def test_executed_kernels_sees_eager_and_compiled_products():
         executed_kernels(3)
     with pytest.raises(TypeError, match="op_type must be a non-empty string"):
         executed_kernels(run, op_type="")
+
+
+def test_executed_kernel_names_name_the_nodes_that_ran():
+    tf = pytest.importorskip("tensorflow")
+    from matgrad.counting import executed_kernel_names
+
+    a = tf.ones((2, 3))
+    compiled = tf.function(lambda x: tf.sin(x, name="first") * tf.sin(x + 1))
+    compiled(a)  # traced before reading
+    names = executed_kernel_names(lambda: compiled(a))
+    sins = [name for name in names if name.endswith(":Sin")]
+    assert len(sins) == 2, names
+    assert any(name.startswith("first") for name in sins), sins
+    assert [n for n in executed_kernel_names(lambda: None) if ":" in n] == []
+    with pytest.raises(TypeError, match="run must be callable"):
+        executed_kernel_names(3)

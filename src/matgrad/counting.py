@@ -211,13 +211,28 @@ def executed_kernels(run, op_type: str = "MatMul") -> int:
     ``run`` is not callable or
     ``op_type`` is not a non-empty string.
     """
+    if not callable(run):
+        raise TypeError(f"run must be callable, got {type(run).__name__}")
+    if not isinstance(op_type, str) or not op_type:
+        raise TypeError(f"op_type must be a non-empty string such as 'MatMul', got {op_type!r}")
+    names = executed_kernel_names(run)
+    return sum(name.rsplit(":", 1)[-1].strip() == op_type for name in names)
+
+
+def executed_kernel_names(run) -> list[str]:
+    """The profiler's event names while ``run()`` runs, in the order recorded.
+
+    The names that ``executed_kernels`` counts: ``EagerLocalExecute: MatMul``
+    for an eager op, ``<node name>:MatMul`` for a kernel inside a function, so
+    a page can tell which node of a graph ran. Read with TensorFlow's
+    profiler (not public API, TensorFlow 2.21). Raises TypeError if ``run``
+    is not callable.
+    """
     import glob
     import tempfile
 
     if not callable(run):
         raise TypeError(f"run must be callable, got {type(run).__name__}")
-    if not isinstance(op_type, str) or not op_type:
-        raise TypeError(f"op_type must be a non-empty string such as 'MatMul', got {op_type!r}")
     import tensorflow as tf
     from tensorflow.tsl.profiler.protobuf import xplane_pb2
 
@@ -236,4 +251,4 @@ def executed_kernels(run, op_type: str = "MatMul") -> int:
         for line in plane.lines
         for event in line.events
     ]
-    return sum(name.rsplit(":", 1)[-1].strip() == op_type for name in names)
+    return names
