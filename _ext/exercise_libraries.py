@@ -263,17 +263,13 @@ class FillExerciseLibraries(SphinxPostTransform):
     default_priority = 5
 
     def run(self, **kwargs):
-        from exercise_titles import _asks_store
-
-        store = _asks_store(self.env)
+        labels = self.env.get_domain("std").labels
         root = Path(self.env.srcdir) / "src" / "matgrad"
-        for node in [
-            n for n in self.document.findall(addnodes.pending_xref) if n.get("reftype") == ROLE
-        ]:
+        for node in _placeholders(self.document):
             label = node["exercise"]
-            if label not in store:
+            if label not in labels:
                 raise ValueError(f"{ROLE}: no exercise labelled {label!r}")
-            page = Path(self.env.doc2path(store[label][0]))
+            page = Path(self.env.doc2path(labels[label][0]))
             found = libraries(page.read_text(encoding="utf-8"), label, root) or ["Python"]
             parts = []
             for library in found:
@@ -281,7 +277,34 @@ class FillExerciseLibraries(SphinxPostTransform):
             node.replace_self(parts[:-1])
 
 
+def _placeholders(document):
+    return [n for n in document.findall(addnodes.pending_xref) if n.get("reftype") == ROLE]
+
+
+def _note_user(app, document):
+    if _placeholders(document):
+        if not hasattr(app.env, "matgrad_libraries_users"):
+            app.env.matgrad_libraries_users = set()
+        app.env.matgrad_libraries_users.add(app.env.docname)
+
+
+def _merge(app, env, docnames, other):
+    users = getattr(other, "matgrad_libraries_users", set()) & set(docnames)
+    env.matgrad_libraries_users = getattr(env, "matgrad_libraries_users", set()) | users
+
+
+def _users_of_the_role(app, env, added, changed, removed):
+    """The pages that use the role are read again when any page is."""
+    if not (added or changed or removed):
+        return []
+    users = getattr(env, "matgrad_libraries_users", set())
+    return sorted(users - set(added) - set(changed))
+
+
 def setup(app):
     app.add_role(ROLE, _role)
     app.add_post_transform(FillExerciseLibraries)
+    app.connect("doctree-read", _note_user)
+    app.connect("env-merge-info", _merge)
+    app.connect("env-get-outdated", _users_of_the_role)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -36,13 +36,13 @@ LOCALE = ROOT / "locales" / "zh_CN" / "LC_MESSAGES"
 # The interface words of Sphinx and the themes (_ext/book_zh.py), beside the pages' catalogs.
 INTERFACE = LOCALE / "sphinx.po"
 
-ROLE = re.compile(r"\{([a-z:]+)\}`([^`]*)`")
+ROLE = re.compile(r"\{([a-z:-]+)\}`([^`]*)`")
 CODE = re.compile(r"(?<![`}])`([^`]+)`")
 MATH = re.compile(r"\$\$.*?\$\$|\$[^$\n]+\$", re.S)
 CJK = re.compile(r"[\u3400-\u9fff]")
 # What Chinese prose leaves alone: roles, code, math, link targets, URLs, HTML.
 VERBATIM = re.compile(
-    r"\{[a-z:]+\}`[^`]*`|``[^`]+``|`[^`]+`|\$\$.*?\$\$|\$[^$\n]+\$"
+    r"\{[a-z:-]+\}`[^`]*`|``[^`]+``|`[^`]+`|\$\$.*?\$\$|\$[^$\n]+\$"
     r"|\]\([^)\s]*\)|<https?://[^>]+>|https?://[^\s)）]+|<[a-z/][^>]*>",
     re.S,
 )

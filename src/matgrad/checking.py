@@ -4,13 +4,13 @@ Given a TensorFlow function, a NumPy rule (a vector-Jacobian product in
 TensorFlow's convention) and inputs, :func:`check_rule` compares the rule
 with three references, the checks the book uses for ``_MatMulGrad``:
 
-(a) ``tape.gradient`` with a random ``output_gradients`` V;
+(a) ``tape.gradient`` with a random ``output_gradients`` G;
 (b) the numerical Jacobian of ``tf.test.compute_gradient`` (TensorFlow's own
     gradient checker, central differences in the inputs' dtype with step
     ``2**-10`` in single and ``2**-20`` in double precision), against the
     rule's Jacobian, assembled from the rule applied to every unit cotangent;
 (c) central differences in float64 (complex128) of the real loss
-    ``Re<V, f(x)>``, one entry (and, for complex inputs, one imaginary part)
+    ``Re<G, f(x)>``, one entry (and, for complex inputs, one imaginary part)
     at a time (:func:`matgrad.jacobian.numeric_jacobian`).
 
 Each difference is the largest absolute difference divided by
@@ -247,7 +247,7 @@ def check_rule(
         for k in range(len(inputs))
     )
 
-    # (c) central differences of Re<V, f(x)> in double precision
+    # (c) central differences of Re<G, f(x)> in double precision
     d_fd = max(
         _scaled_diff(ours[k], _central_differences(tf_fn, inputs, v, k)) for k in range(len(inputs))
     )
