@@ -58,6 +58,7 @@ SLOW_FIRST = (
     "chapters/05_full_jacobians.md",
     "chapters/05b_jacobian_costs.md",
     "further/frameworks.md",
+    "further/per_example_gradients.md",
     "chapters/01_symbolic.md",
     "index.md",
     "further/second_derivatives.md",
