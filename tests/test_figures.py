@@ -254,34 +254,25 @@ def test_complex_gradient_is_two_d_f_d_conj_z():
         F.complex_gradient_data(3, z0)
 
 
-def test_tape_live_bytes_measures_what_matgrad_tape_keeps():
-    import tracemalloc
-
-    steps, n = 5, 32
-    d = F.tape_live_bytes(steps=steps, n=n)
-    one = d["matrix_bytes"]
-    assert one == n * n * 8
-    arrays = {key: d[key] / one for key in ("forward", "backward", "forward_mode")}
-    # Forward: the records hold one more intermediate per step (and a little
-    # bookkeeping: records, closures).
-    assert all(t <= a < t + 0.5 for t, a in enumerate(arrays["forward"], 1)), arrays
-    # Backward: nothing is released; each VJP adds a stored gradient.
-    assert arrays["backward"][0] > arrays["forward"][-1] + 2, arrays
-    assert np.all(np.diff(arrays["backward"]) > 0.9), arrays
-    assert arrays["backward"][-1] >= 2 * steps, arrays
-    # Forward mode: value and tangent, whatever the step.
-    assert np.all((arrays["forward_mode"] >= 2) & (arrays["forward_mode"] < 2.5)), arrays
-    assert not tracemalloc.is_tracing()
-    with pytest.raises(ValueError, match="positive"):
-        F.tape_live_bytes(steps=0)
-    with pytest.raises(ValueError, match="5 steps"):
-        F.plot_tape_memory(steps=5, n=n, data={**d, "forward": d["forward"][:4]})
-    tracemalloc.start()
-    try:
-        with pytest.raises(RuntimeError, match="already tracing"):
-            F.tape_live_bytes(steps=2, n=4)
-    finally:
-        tracemalloc.stop()
+def test_live_activation_data_joins_the_two_passes():
+    d = F.live_activation_data([1, 2, 3], [2, 1, 0], [1, 1, 1])
+    np.testing.assert_array_equal(d["tape"], [1, 2, 3, 2, 1, 0])
+    np.testing.assert_array_equal(d["steps"], np.arange(1, 7))
+    np.testing.assert_array_equal(d["forward_mode"], [1, 1, 1])
+    fig = F.plot_live_activations([1, 2, 3], [2, 1, 0], [1, 1, 1])
+    tape_line, forward_line = fig.axes[0].get_lines()[:2]
+    np.testing.assert_array_equal(tape_line.get_ydata(), [1, 2, 3, 2, 1, 0])
+    np.testing.assert_array_equal(forward_line.get_ydata(), [1, 1, 1])
+    with pytest.raises(ValueError, match="same length"):
+        F.live_activation_data([1, 2], [1], [1, 1])
+    with pytest.raises(ValueError, match="non-negative integer"):
+        F.live_activation_data([1, -1], [1, 0], [1, 1])
+    with pytest.raises(ValueError, match="non-negative integer"):
+        F.live_activation_data([1.5], [0], [1])
+    with pytest.raises(ValueError, match="non-empty"):
+        F.live_activation_data([], [], [])
+    with pytest.raises(TypeError, match="sequence of counts"):
+        F.live_activation_data(3, [0], [1])
 
 
 def test_hessian_blocks_of_least_squares_are_xtx():
@@ -427,7 +418,7 @@ def _figures():
         "broadcast": (F.plot_broadcast_sum, (x, y, g), {}),
         "bias": (F.plot_bias_add, (rng.standard_normal(3), rng.standard_normal((4, 3))), {}),
         "complex": (F.plot_complex_gradient, (lambda z: abs(z * z - 1) ** 2, 0.6 + 0.5j), {}),
-        "tape": (F.plot_tape_memory, (), {}),
+        "tape": (F.plot_live_activations, ([1, 2, 3, 4], [3, 2, 1, 0], [1] * 4), {}),
         "hessian": (F.plot_hessian_structure, (H,), {}),
         "cholesky": (F.plot_cholesky_pattern, (2 * F.cholesky_mask(3),), {}),
         "descent": (F.plot_descent_paths, _descent_paths(), {}),

@@ -25,15 +25,13 @@ phone's column (:func:`smallest_text_px`, checked by the tests).
 | registered gradients | :func:`bias_add_data` | :func:`plot_bias_add` |
 | replacing rules | :func:`rules_that_ran` | :func:`plot_rules_that_ran` |
 | Wirtinger | :func:`complex_gradient_data` | :func:`plot_complex_gradient` |
-| reverse-mode costs | :func:`tape_live_bytes` | :func:`plot_tape_memory` |
+| reverse-mode costs | :func:`live_activation_data` | :func:`plot_live_activations` |
 | second derivatives | :func:`hessian_blocks` | :func:`plot_hessian_structure` |
 | einsum, Cholesky | :func:`cholesky_mask` | :func:`plot_cholesky_pattern` |
 | frameworks | :func:`descent_path_data` | :func:`plot_descent_paths` |
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -108,12 +106,12 @@ FIGURE_WORDS_ZH = {
     "its conjugate (JAX's grad)": "它的共轭（JAX 的 grad）",
     "level sets of L": "L 的等值线",
     "step": "步",
-    "live memory (in {}×{} arrays)": "存活内存（以 {}×{} 数组计）",
-    "reverse mode: matgrad.Tape": "反向模式：matgrad.Tape",
-    "forward mode: value and tangent": "前向模式：值和切向量",
+    "layer": "层",
+    "activations alive": "存活的激活值",
+    "reverse mode: tf.GradientTape": "反向模式：tf.GradientTape",
+    "forward mode: tf.autodiff.ForwardAccumulator": "前向模式：tf.autodiff.ForwardAccumulator",
     "forward pass": "前向传播",
     "backward pass": "反向传播",
-    "peak {}": "峰值 {}",
     "entry of W (row-major)": "W 的元素（按行优先编号）",
     "second derivative": "二阶导数",
     "flattened Hessian": "展平的黑塞矩阵",
@@ -1041,139 +1039,87 @@ def plot_complex_gradient(
 # ---- reverse-mode costs: what the tape keeps alive -------------------------------
 
 
-def tape_live_bytes(steps=6, n=64, seed=0) -> dict:
-    """Bytes alive, measured with :mod:`tracemalloc`, along a chain of products
-    ``h ← h @ W_t`` (``steps`` constant ``n × n`` float64 matrices), recorded
-    by :class:`matgrad.tape.Tape` and differentiated by its ``gradient``, and
-    along the same chain in forward mode.
+def live_activation_data(forward, backward, forward_mode) -> dict:
+    """The counts of :func:`plot_live_activations`, checked.
 
-    ``forward[t]``: after forward step ``t + 1``, what the tape's records hold.
-    ``backward[t]``: right after the ``t + 1``-th VJP of the backward pass (the
-    last step's first). The records are not released during the backward
-    pass, and ``Tape.gradient`` keeps the gradient of every intermediate until
-    it returns, so this keeps rising. ``forward_mode[t]``: after step ``t + 1``
-    of forward mode (value and tangent). The bytes are counted from a baseline
-    taken once the inputs exist.
+    ``forward[t]``: activations alive under a tape after layer ``t + 1`` of
+    the forward pass. ``backward[t]``: activations alive when the backward
+    pass has run the VJPs of the last ``t + 1`` layers. ``forward_mode[t]``:
+    activations alive after layer ``t + 1`` in forward mode. All three are
+    sequences of ``k`` non-negative integers, ``k >= 1``. Returns them as
+    integer arrays with ``steps``, the ``2k`` steps of the two passes, and
+    ``tape``, the counts along them.
     """
-    import tracemalloc
-
-    from .tape import Tape
-
-    if steps < 1 or n < 1:
-        raise ValueError(f"steps and n must be positive, got {steps} and {n}")
-    if tracemalloc.is_tracing():
-        raise RuntimeError("tracemalloc is already tracing: stop it first")
-    rng = np.random.default_rng(seed)
-    Ws = [rng.standard_normal((n, n)) / math.sqrt(n) for _ in range(steps)]
-    x0, u0 = rng.standard_normal((n, n)), rng.standard_normal((n, n))
-    forward, backward, forward_mode = [], [], []
-
-    def live():
-        return tracemalloc.get_traced_memory()[0] - base
-
-    def sampled(vjp):  # the same VJP, then a reading of the live bytes
-        def run(g):
-            grads = vjp(g)
-            backward.append(live())
-            return grads
-
-        return run
-
-    tracemalloc.start()
-    try:
-        with Tape() as tape:
-            x = h = tape.watch(x0)
-            base = tracemalloc.get_traced_memory()[0]
-            for W in Ws:
-                h = h @ W
-                forward.append(live())
-        records = tape._records  # (output, inputs, vjp) per op: matgrad's own Tape
-        if len(records) != steps:
-            raise RuntimeError(f"the tape recorded {len(records)} ops for {steps} steps")
-        tape._records = [(out, inputs, sampled(vjp)) for out, inputs, vjp in records]
-        del records
-        tape.gradient(h, x)  # seeded with ones: the gradient of sum(h)
-        del tape, x, h
-        Y, dY = x0, u0
-        base = tracemalloc.get_traced_memory()[0]
-        for W in Ws:
-            Y, dY = Y @ W, dY @ W
-            forward_mode.append(live())
-    finally:
-        tracemalloc.stop()
-    return {
-        "forward": np.array(forward),
-        "backward": np.array(backward),
-        "forward_mode": np.array(forward_mode),
-        "matrix_bytes": n * n * 8,
-    }
+    counts = {}
+    for name, values in (
+        ("forward", forward),
+        ("backward", backward),
+        ("forward_mode", forward_mode),
+    ):
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+            raise TypeError(f"{name} must be a sequence of counts, got {type(values).__name__}")
+        array = np.asarray(values)
+        if array.ndim != 1 or array.size == 0:
+            raise ValueError(f"{name} must be a non-empty 1-D sequence, got shape {array.shape}")
+        if array.dtype.kind not in "iu" or (array < 0).any():
+            raise ValueError(f"{name} must hold non-negative integer counts, got {values!r}")
+        counts[name] = array.astype(int)
+    k = counts["forward"].size
+    if counts["backward"].size != k or counts["forward_mode"].size != k:
+        raise ValueError(
+            f"forward, backward and forward_mode must have the same length, got "
+            f"{k}, {counts['backward'].size} and {counts['forward_mode'].size}"
+        )
+    tape = np.concatenate([counts["forward"], counts["backward"]])
+    return {**counts, "steps": np.arange(1, 2 * k + 1), "tape": tape}
 
 
-def plot_tape_memory(steps=6, n=64, *, figsize=(4.6, 3.2), lang="en", words=None, data=None):
-    """Live memory over time, measured (:func:`tape_live_bytes`), in ``n × n``
-    arrays: ``matgrad.Tape`` gains one array per forward step and keeps them
-    all through its backward pass, while forward mode stays at two.
-
-    ``data``: a result of ``tape_live_bytes(steps, n)`` to draw instead of
-    measuring again (the Chinese twin draws the English figure's numbers).
-    """
+def plot_live_activations(
+    forward, backward, forward_mode, *, figsize=(4.6, 3.2), lang="en", words=None
+):
+    """Activations alive at each step of a ``k``-layer chain (the counts of
+    :func:`live_activation_data`): under a tape they rise by one per layer of
+    the forward pass and fall during the backward pass; forward mode's line
+    is flat and has no backward pass."""
     text = _text(lang, words)
-    d = tape_live_bytes(steps, n) if data is None else data
-    if set(d) != {"forward", "backward", "forward_mode", "matrix_bytes"}:
-        raise ValueError("data must be a result of tape_live_bytes")
-    if not len(d["forward"]) == len(d["backward"]) == len(d["forward_mode"]) == steps:
-        raise ValueError(f"data must have {steps} steps per pass")
-    one = d["matrix_bytes"]
-    series = np.concatenate([d["forward"], d["backward"]]) / one
-    t = np.arange(1, len(series) + 1)
+    d = live_activation_data(forward, backward, forward_mode)
+    k = d["forward"].size
     fig = _figure(figsize)
     ax = fig.add_subplot()
-    ax.axvspan(0.5, steps + 0.5, color="#1f5fa8", alpha=0.07)
-    ax.axvspan(steps + 0.5, 2 * steps + 0.5, color="#c0392b", alpha=0.07)
+    ax.axvspan(0.5, k + 0.5, color="#1f5fa8", alpha=0.07)
+    ax.axvspan(k + 0.5, 2 * k + 0.5, color="#c0392b", alpha=0.07)
     ax.step(
-        t,
-        series,
+        d["steps"],
+        d["tape"],
         where="mid",
         color="#c0392b",
         lw=2,
-        label=text("reverse mode: matgrad.Tape"),
+        label=text("reverse mode: tf.GradientTape"),
     )
     ax.step(
-        t[:steps],
-        d["forward_mode"] / one,
+        d["steps"][:k],
+        d["forward_mode"],
         where="mid",
         color="#1f5fa8",
         lw=2,
         ls="--",
-        label=text("forward mode: value and tangent"),
+        label=text("forward mode: tf.autodiff.ForwardAccumulator"),
     )
-    peak = series.max()
-    ax.annotate(
-        text("peak {}", f"{peak:.1f}"),
-        (2 * steps, peak),
-        xytext=(-4, 4),
-        textcoords="offset points",
-        ha="right",
-        fontsize=9,
-    )
+    top = max(int(d["tape"].max()), int(d["forward_mode"].max()), 1)
+    ax.text(k / 2 + 0.5, top * 1.12, text("forward pass"), ha="center", fontsize=9, color="#1f5fa8")
     ax.text(
-        steps / 2 + 0.5, peak * 1.2, text("forward pass"), ha="center", fontsize=9, color="#1f5fa8"
+        1.5 * k + 0.5, top * 1.12, text("backward pass"), ha="center", fontsize=9, color="#c0392b"
     )
-    ax.text(
-        1.5 * steps + 0.5,
-        peak * 1.2,
-        text("backward pass"),
-        ha="center",
-        fontsize=9,
-        color="#c0392b",
-    )
-    ax.set_ylim(0, peak * 1.35)
-    ax.set_xticks(t)
-    ax.set_xlabel(text("step"), fontsize=10)
-    ax.set_ylabel(text("live memory (in {}×{} arrays)", n, n), fontsize=10)
+    ax.set_ylim(0, top * 1.3)
+    ax.set_xticks(d["steps"])
+    ax.set_xticklabels([str(t) for t in range(1, k + 1)] + [str(t) for t in range(k, 0, -1)])
+    ax.set_xlabel(text("layer"), fontsize=10)
+    ax.set_ylabel(text("activations alive"), fontsize=10)
     ax.tick_params(labelsize=9)
     ax.legend(fontsize=8.5, loc="upper center", bbox_to_anchor=(0.5, -0.28), frameon=False)
-    return _redraw(fig, plot_tape_memory, (steps, n), {"figsize": figsize, "data": d})
+    return _redraw(
+        fig, plot_live_activations, (forward, backward, forward_mode), {"figsize": figsize}
+    )
 
 
 # ---- second derivatives: the least-squares Hessian --------------------------------
