@@ -207,7 +207,7 @@ def onednn_seed_gradient(
 
 
 #: The settings of :func:`onednn_runs`: (custom operations on, ``ONEDNN_MAX_CPU_ISA``).
-SETTINGS = ((False, None), (False, "AVX2"), (True, None), (True, "AVX2"))
+SETTINGS = ((False, None), (True, None), (True, "AVX2"))
 
 
 def onednn_runs(
