@@ -121,6 +121,10 @@ def sphinx_build(edition: str, fresh: bool, only: list[str] | None = None) -> in
         doctreedir=spec["doctrees"],
         builder=spec["builder"],
         filenames=[str(ROOT / name) for name in only or []],
+        # Write every page, not only the re-read ones: a page that links to a
+        # changed section shows that section's new title or number only when
+        # it is written again, and Sphinx does not mark it outdated.
+        force_all=not only,
         warningiserror=True,
         keep_going=True,
         freshenv=fresh,

@@ -9,6 +9,7 @@ smallest text is measured at a phone's width.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 
@@ -403,6 +404,13 @@ def test_rules_that_ran_names_the_rule_of_each_place_and_mechanism():
 # ---- drawing: both languages, legible on a phone ---------------------------------
 
 
+# The figures drawn below, by name. Collected without drawing anything: the
+# backward graph's data runs TensorFlow, and pytest-xdist collects on each worker.
+FIGURES = ("puzzle", "blocks", "vjp", "graph", "branches", "broadcast", "bias", "complex",
+           "tape", "hessian", "cholesky", "descent", "rules")
+
+
+@functools.cache
 def _figures():
     rng = np.random.default_rng(0)
     x, y = rng.standard_normal((2, 1, 3, 4)), rng.standard_normal((5, 4, 6))
@@ -438,12 +446,13 @@ def _rule_grid():
     return gradients, {"registered rule (G)": 1.0, "replacement rule (3G)": 3.0}
 
 
-@pytest.mark.parametrize("name", list(_figures()))
+@pytest.mark.parametrize("name", FIGURES)
 def test_each_figure_in_both_languages_is_legible_on_a_phone(name, monkeypatch):
     import matplotlib.pyplot as plt
 
     from matgrad import plotting
 
+    assert tuple(_figures()) == FIGURES  # a figure added to one list and not the other
     function, args, kwargs = _figures()[name]
     fig = function(*args, **kwargs)
     assert fig.get_size_inches()[0] <= F.PHONE_WIDTH_IN
