@@ -406,8 +406,21 @@ def test_rules_that_ran_names_the_rule_of_each_place_and_mechanism():
 
 # The figures drawn below, by name. Collected without drawing anything: the
 # backward graph's data runs TensorFlow, and pytest-xdist collects on each worker.
-FIGURES = ("puzzle", "blocks", "vjp", "graph", "branches", "broadcast", "bias", "complex",
-           "tape", "hessian", "cholesky", "descent", "rules")
+FIGURES = (
+    "puzzle",
+    "blocks",
+    "vjp",
+    "graph",
+    "branches",
+    "broadcast",
+    "bias",
+    "complex",
+    "tape",
+    "hessian",
+    "cholesky",
+    "descent",
+    "rules",
+)
 
 
 @functools.cache
