@@ -234,7 +234,8 @@ def test_runs_table_names_settings_and_groupings(shown):
     english = data["text/markdown"].splitlines()
     chinese = metadata["matgrad"]["zh_CN"]["text/markdown"].splitlines()
     assert english[2].startswith("| 0 | ") and "`Intel AVX2`" in english[2]
-    assert "`ab` (no transpose flag)" in english[2] and "| left to right |" in english[2]
+    assert "Eigen's packed blocks" in english[2] and "| left to right |" in english[2]
+    assert "`ab`" not in english[2] and "Eigen 的打包块" in chinese[2]
     assert english[3].startswith("| 1 | AVX2 | — | `ba` (transpose flag) | -0.1730783 ")
     assert "| ends first |" in english[3] and "| 先加首尾两项 |" in chinese[3]
     assert "`ba`（带转置标志）" in chinese[3]

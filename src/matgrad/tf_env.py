@@ -235,13 +235,16 @@ _LAYOUT_WORDS = {
     "ab": ("`ab` (no transpose flag)", "`ab`（无转置标志）"),
     "ba": ("`ba` (transpose flag)", "`ba`（带转置标志）"),
 }
+#: with the custom operations off, Eigen hands sgemm its own packed blocks
+_EIGEN_BLOCKS = ("Eigen's packed blocks", "Eigen 的打包块")
 
 
 def runs_table(runs: dict, sums) -> None:
     """Show :func:`onednn_runs`' results as a table, in both editions.
 
     One line per setting: the two variables, the instruction set oneDNN
-    allows itself, how the backward product's sgemm received Bᵀ, row 0 of
+    allows itself, how the backward product's sgemm received Bᵀ (with the
+    custom operations off, Eigen's packed blocks), row 0 of
     the gradient, the groupings consistent with it (``sums``: one
     :func:`matgrad.floats.three_term_sums` per entry of the row), and row 0 of
     the product with Bᵀ written out first.
@@ -260,7 +263,9 @@ def runs_table(runs: dict, sums) -> None:
         en = "; ".join(GROUPING_NAMES[k][0] for k in keys) or "none of them"
         words[en] = "；".join(GROUPING_NAMES[k][1] for k in keys) or "都不是"
         last = run.sgemm_layouts[-1] if run.sgemm_layouts else None
-        layout = _LAYOUT_WORDS.get(last, ("—", "—"))
+        layout = _LAYOUT_WORDS.get(last, ("—", "—")) if ops else _EIGEN_BLOCKS
+        if not run.sgemm_layouts:
+            layout = ("—", "—")
         words[layout[0]] = layout[1]
         rows.append(
             [
