@@ -439,3 +439,22 @@ def test_chinese_pages_show_the_chinese_figures(page, built_site):
         en_png = (en_page.parent / en_src).read_bytes()
         zh_png = (zh_page.parent / zh_src).read_bytes()
         assert en_png != zh_png, f"{page}: the Chinese page shows the English figure {en_src}"
+
+
+def _visible_text(html: str) -> str:
+    """A page's text outside scripts, styles, code and typeset math."""
+    html = re.sub(r"<(script|style|pre|code|math)\b[^>]*>.*?</\1>", " ", html, flags=re.S)
+    return re.sub(r"<[^>]+>", " ", html)
+
+
+def test_no_page_shows_literal_bold_markers(built_site):
+    """A translation can break MyST's emphasis: a closing ``**`` right after a
+    full-width mark and before a CJK character is not right-flanking, and the
+    reader sees the asterisks (index.po had **这个矩阵是什么？**此后…)."""
+    shown = []
+    for page in toc_pages():
+        for folder in (built_site, built_site / "zh_CN"):
+            path = folder / page.with_suffix(".html")
+            if "**" in _visible_text(path.read_text(encoding="utf-8")):
+                shown.append(str(path.relative_to(built_site)))
+    assert not shown, f"literal ** on {shown}"
