@@ -18,7 +18,7 @@ MATHJAX_OUT := _build/assets/mathjax/tex-mml-chtml.js
 # Vega, Vega-Lite and vega-embed, for the Jacobian explorer, the same way (<site>/vega/).
 VEGA_OUT := _build/assets/vega/vega-embed.min.js
 
-.PHONY: help book test serve clean bench lab lock venv translations pdf check-book check-test \
+.PHONY: help assets book test serve clean bench lab lock venv translations pdf check-book check-test \
 	notebooks release-notes linkcheck
 
 # The targets and what they do, from the '## ' comments on their lines.
@@ -50,12 +50,16 @@ $(MATHJAX_OUT): $(MATHJAX_SRC)/tex-mml-chtml.js | $(STAMP)
 $(VEGA_OUT): $(MATHJAX_SRC)/tex-mml-chtml.js | $(STAMP)
 	$(BIN)/python -m bookbuild vega
 
+# Only Sphinx needs MathJax and Vega: `make book` makes them (`assets`, in a
+# second make) while the pages execute, and waits for them before Sphinx.
+assets: $(MATHJAX_OUT) $(VEGA_OUT)
+
 # Execute the pages that changed (in parallel, into jupyter-cache) and build
 # both editions from the cache. What changed, and so what must run again, is
 # decided by content digests in bookbuild/pipeline.py (README.md, "How
 # rebuilds work").
-book: check-book $(STAMP) $(MATHJAX_OUT) $(VEGA_OUT)  ## run the changed pages and build both editions
-	@$(BIN)/python -m bookbuild book
+book: check-book $(STAMP)  ## run the changed pages and build both editions
+	@MAKE="$(MAKE)" $(BIN)/python -m bookbuild book
 
 # The whole book as one PDF per edition, _build/pdf/matgrad-{en,zh_CN}.pdf:
 # single-page HTML from the same doctrees and cache, printed by Chromium

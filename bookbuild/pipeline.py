@@ -309,9 +309,11 @@ def print_reports(tree: Tree) -> None:
         print(f"\n===== execution report: {log}\n{log.read_text()}")
 
 
-def build(tree: Tree, execute_pages, build_editions) -> int:
+def build(tree: Tree, execute_pages, build_editions, start_assets=None) -> int:
     """Carry out ``plan(tree)``: ``execute_pages()`` and ``build_editions(editions,
-    reread_all)`` are the two steps (each returns an exit status)."""
+    reread_all)`` are the two steps (each returns an exit status).
+    ``start_assets()``, if given, starts what only the second step needs and
+    returns a process, run beside the first and waited for before the second."""
     steps = plan(tree)
     if steps.clear_cache:
         refresh_font_list(tree)
@@ -326,11 +328,15 @@ def build(tree: Tree, execute_pages, build_editions) -> int:
         _remove(*tree.doctrees)
     _remove(*tree.reports, *tree.pdfs, tree.book_ok)
     pdf_links.strip(tree.build)  # (links to the PDFs just removed)
-    if steps.execute:
-        status = execute_pages()
-        if status:
-            return status
+    assets = start_assets() if start_assets else None
+    status = execute_pages() if steps.execute else 0
+    if steps.execute and not status:
         _write(tree.exec_ok, steps.exec_inputs)
+    if assets is not None and assets.wait() and not status:
+        print(f"make book: `make assets` failed (exit {assets.returncode})", file=sys.stderr)
+        return assets.returncode
+    if status:
+        return status
     status = build_editions(list(steps.editions), steps.reread_all)
     if status:
         print_reports(tree)

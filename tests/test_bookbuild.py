@@ -34,14 +34,32 @@ class Steps:
 
     def __init__(self, tree: pipeline.Tree):
         self.tree, self.executed, self.built = tree, 0, []
-        self.execute_status = self.build_status = 0
+        self.execute_status = self.build_status = self.assets_status = 0
         self.report = ""  # what a page that fails in Sphinx reports
+        self.events: list[str] = []  # the order of the steps
 
     def execute_pages(self) -> int:
         self.executed += 1
+        self.events.append("execute")
         return self.execute_status
 
+    def start_assets(self):
+        """`make assets` (MathJax and Vega) as a process that has started."""
+        steps = self
+        steps.events.append("assets started")
+
+        class Process:
+            returncode = None
+
+            def wait(self) -> int:
+                steps.events.append("assets done")
+                self.returncode = steps.assets_status
+                return self.returncode
+
+        return Process()
+
     def build_editions(self, editions, reread_all) -> int:
+        self.events.append("build")
         self.built.append((tuple(editions), reread_all))
         (self.tree.html / "index.html").parent.mkdir(parents=True, exist_ok=True)
         (self.tree.html / "index.html").write_text("<html></html>")
@@ -52,8 +70,8 @@ class Steps:
         return self.build_status
 
     def run(self) -> int:
-        self.executed, self.built = 0, []
-        return pipeline.build(self.tree, self.execute_pages, self.build_editions)
+        self.executed, self.built, self.events = 0, [], []
+        return pipeline.build(self.tree, self.execute_pages, self.build_editions, self.start_assets)
 
 
 @pytest.fixture
@@ -105,6 +123,27 @@ def test_nothing_changed(book, capsys):
     assert book.run() == 0
     assert book.executed == 0 and book.built == []
     assert "nothing changed" in capsys.readouterr().out
+
+
+def test_assets_are_made_while_the_pages_run(book):
+    """MathJax and Vega, which only Sphinx needs, are made beside the execution."""
+    edit(book, "chapters/01_intro.md")
+    assert book.run() == 0
+    assert book.events == ["assets started", "execute", "assets done", "build"]
+
+
+def test_failed_assets_fail_the_build(book, capsys):
+    edit(book, "chapters/01_intro.md")
+    book.assets_status = 2
+    assert book.run() == 2
+    assert book.built == [] and "`make assets` failed (exit 2)" in capsys.readouterr().err
+    book.assets_status = 0  # (the pages that ran are not run again)
+    assert book.run() == 0 and book.executed == 0 and len(book.built) == 1
+
+
+def test_no_assets_when_nothing_changed(book):
+    assert book.run() == 0
+    assert book.events == []
 
 
 def test_a_page_changed(book):
