@@ -231,3 +231,21 @@ def test_bibliography_entries_become_list_items():
     assert 'id="id3" role="listitem"' in fix(body)
     other = '<div class="citation" id="id3" role="doc-biblioentry">'
     assert fix(other) == other  # only inside a bibliography
+
+
+def test_pybtex_finds_its_plugins_without_scanning_the_packages(monkeypatch):
+    """sphinxcontrib-bibtex asks pybtex for a plugin once per citation; after
+    _ext/book_zh.py registered the installed ones, no lookup scans entry points."""
+    import pybtex.plugin
+
+    monkeypatch.syspath_prepend(str(ROOT / "_ext"))
+    book_zh = _ext("book_zh")
+    book_zh.register_installed_pybtex_plugins()
+
+    def scan(**kwargs):
+        raise AssertionError(f"pybtex scanned the entry points for {kwargs}")
+
+    monkeypatch.setattr(pybtex.plugin, "entry_points", scan)
+    for group in book_zh.PYBTEX_GROUPS:
+        assert pybtex.plugin.find_plugin(group) is not None  # the group's default
+    assert pybtex.plugin.find_plugin("pybtex.backends", "plaintext").default_suffix == ".txt"
