@@ -87,6 +87,10 @@ FIGURE_WORDS_ZH = {
     "not run (pruned)": "未运行（被剪除）",
     "transpose_a=True": "transpose_a=True",
     "transpose_b=True": "transpose_b=True",
+    "neither": "都不转置",
+    "both": "都转置",
+    "transpose_a": "transpose_a",
+    "transpose_b": "transpose_b",
     "G enters on the left": "G 从左侧进入",
     "G enters on the right": "G 从右侧进入",
     "transposed": "转置",
@@ -760,7 +764,14 @@ def plot_matmul_branches(
     for ax, ((ta, tb), products) in zip(axes, sorted(branches.items()), strict=True):
         # The stored shapes in this branch (a transposed operand is stored transposed).
         shapes = {"A": (k, m) if ta else (m, k), "B": (n, k) if tb else (k, n), "G": (m, n)}
-        ax.set_title(f"MatMul(A, B, transpose_a={ta}, transpose_b={tb})", fontsize=9)
+        flags = ", ".join(f"{f}=True" for f, on in (("transpose_a", ta), ("transpose_b", tb)) if on)
+        name = {
+            (False, False): "neither",
+            (False, True): "transpose_b",
+            (True, False): "transpose_a",
+            (True, True): "both",
+        }[ta, tb]
+        ax.set_title(f"{text(name)}: MatMul(A, B{', ' + flags if flags else ''})", fontsize=9)
         for line, key in enumerate(("dA", "dB")):
             y = -line * 1.1
             x = 0.0
