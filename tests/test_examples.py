@@ -101,3 +101,40 @@ def test_seed_gradient_in_subprocess_with_and_without_onednn():
             assert value in row_sums.values(), (value, row_sums)
     with pytest.raises(TypeError, match="onednn must be True or False"):
         seed_gradient_in_subprocess(onednn="yes")
+
+
+def test_random_normal_real_and_complex():
+    real = examples.random_normal(np.random.default_rng(3), (2, 3), np.float32)
+    assert real.shape == (2, 3) and real.dtype == np.float32
+    z = examples.random_normal(np.random.default_rng(3), (2, 3), np.complex128)
+    assert z.dtype == np.complex128
+    # The real part is what the real dtype draws; the imaginary part follows.
+    np.testing.assert_array_equal(z.real.astype(np.float32), real)
+    rng = np.random.default_rng(3)
+    rng.standard_normal((2, 3))
+    np.testing.assert_array_equal(z.imag, rng.standard_normal((2, 3)))
+    assert examples.random_normal(np.random.default_rng(0), 4, np.float64).shape == (4,)
+
+
+def test_random_normal_advances_the_generator():
+    rng = np.random.default_rng(0)
+    a = examples.random_normal(rng, 3, np.float64)
+    b = examples.random_normal(rng, 3, np.float64)
+    assert not np.array_equal(a, b)
+
+
+@pytest.mark.parametrize(
+    "args, error, word",
+    [
+        ((0, (2,), np.float64), TypeError, "rng"),
+        ((None, (2,), np.float64), TypeError, "rng"),
+        ((np.random.default_rng(0), [2, 2], np.float64), TypeError, "shape"),
+        ((np.random.default_rng(0), (2, 2.0), np.float64), TypeError, "shape"),
+        ((np.random.default_rng(0), (2, -1), np.float64), ValueError, "shape"),
+        ((np.random.default_rng(0), (2,), np.int64), ValueError, "dtype"),
+        ((np.random.default_rng(0), (2,), "not a dtype"), TypeError, "dtype"),
+    ],
+)
+def test_random_normal_rejects_bad_arguments(args, error, word):
+    with pytest.raises(error, match=word):
+        examples.random_normal(*args)

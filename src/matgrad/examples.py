@@ -51,3 +51,30 @@ for _value in list(globals().values()):
     if isinstance(_value, np.ndarray):
         _value.setflags(write=False)
 del _value
+
+
+def random_normal(rng, shape, dtype):
+    """An array of standard normal entries drawn from ``rng``, real or complex.
+
+    ``rng`` is a ``numpy.random.Generator``; ``shape`` an int or a tuple of
+    ints; ``dtype`` a real or complex floating dtype.  A real dtype draws one
+    normal array; a complex dtype draws the real part and then the imaginary
+    part, so the real part equals what the real dtype would have drawn.
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, not {type(rng).__name__}")
+    dims = (shape,) if isinstance(shape, (int, np.integer)) else shape
+    if not isinstance(dims, tuple) or not all(isinstance(d, (int, np.integer)) for d in dims):
+        raise TypeError(f"shape must be an int or a tuple of ints, not {shape!r}")
+    if any(d < 0 for d in dims):
+        raise ValueError(f"shape must not have negative sizes, got {shape!r}")
+    try:
+        kind = np.dtype(dtype).kind
+    except TypeError as err:
+        raise TypeError(f"dtype must be a NumPy dtype, not {dtype!r}") from err
+    if kind not in "fc":
+        raise ValueError(f"dtype must be a real or complex floating dtype, got {np.dtype(dtype)}")
+    x = rng.standard_normal(dims)
+    if kind == "c":
+        x = x + 1j * rng.standard_normal(dims)
+    return x.astype(dtype)
