@@ -271,10 +271,8 @@ class FillExerciseLibraries(SphinxPostTransform):
                 raise ValueError(f"{ROLE}: no exercise labelled {label!r}")
             page = Path(self.env.doc2path(labels[label][0]))
             found = libraries(page.read_text(encoding="utf-8"), label, root) or ["Python"]
-            parts = []
-            for library in found:
-                parts += [nodes.literal(library, library), nodes.Text(" ")]
-            node.replace_self(parts[:-1])
+            comma = "、" if (self.env.config.language or "").startswith("zh") else ", "
+            node.replace_self(nodes.Text(comma.join(found)))
 
 
 def _placeholders(document):
