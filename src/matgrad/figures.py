@@ -106,7 +106,7 @@ FIGURE_WORDS_ZH = {
     "G (upstream gradient)": "G（上游梯度）",
     "x = Re z": "x = Re z",
     "y = Im z": "y = Im z",
-    "∂L/∂x + i ∂L/∂y (TensorFlow, PyTorch)": "∂L/∂x + i ∂L/∂y（TensorFlow、PyTorch）",
+    "∂L/∂x + i ∂L/∂y (TensorFlow)": "∂L/∂x + i ∂L/∂y（TensorFlow）",
     "its conjugate (JAX's grad)": "它的共轭（JAX 的 grad）",
     "level sets of L": "L 的等值线",
     "step": "步",
@@ -979,7 +979,7 @@ def plot_bias_add(b, grad, b_bar=None, *, figsize=(4.8, 4.4), lang="en", words=N
 def complex_gradient_data(f, z0, *, half_width=1.5, n=81, h=1e-6) -> dict:
     """A real function ``f`` of a complex ``z`` around ``z0``: the grid of its
     values, and its gradient read as a complex number, ``∂f/∂x + i ∂f/∂y``
-    (central differences), which TensorFlow and PyTorch return (``2 ∂f/∂z̄``);
+    (central differences), which TensorFlow returns (``2 ∂f/∂z̄``);
     JAX's ``grad`` returns its conjugate."""
     check_callable(f, "f")
     z0 = complex(z0)
@@ -1025,7 +1025,7 @@ def plot_complex_gradient(
     )
     scale = scale or 1.0 / max(abs(g), 1e-12)
     for vec, colour, style, label in (
-        (g, "#c0392b", "-", text("∂L/∂x + i ∂L/∂y (TensorFlow, PyTorch)")),
+        (g, "#c0392b", "-", text("∂L/∂x + i ∂L/∂y (TensorFlow)")),
         (g.conjugate(), "#1f5fa8", "--", text("its conjugate (JAX's grad)")),
     ):
         ax.annotate(
