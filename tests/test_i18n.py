@@ -415,7 +415,7 @@ def _author_surnames(bib: Path) -> set[str]:
         for person in entry.persons.get("author", []) + entry.persons.get("editor", [])
         if not any(name.startswith("{") for name in person.last_names)  # not an organisation
         for name in person.last_names
-        for part in re.split(r"[\s-]+", name)
+        for part in [name, *re.split(r"[\s-]+", name)]
     }
 
 
