@@ -270,6 +270,7 @@ ALLOWED_WORDS = {
     "Strassen",
     "Griewank",
     "Walther",
+    "Wirtinger",
     "abs",
     "conj",
     "dtype",
