@@ -830,7 +830,7 @@ def broadcast_sum_data(x, y, grad, which="y") -> dict:
 
 
 def plot_broadcast_sum(x, y, grad, which="y", *, figsize=(4.8, 5.3), lang="en", words=None):
-    """Broadcast forward, sum backward, for a batch of rank 2 (b0, b1): the
+    """Broadcast forward, sum backward, for a batch of rank 2 (b, j): the
     output's batch as a grid of per-batch gradients of ``which``; arrows sum
     them along the broadcast axis into the input's own gradient (last row or
     column). Every panel has the same symmetric colour scale (the largest
@@ -858,9 +858,9 @@ def plot_broadcast_sum(x, y, grad, which="y", *, figsize=(4.8, 5.3), lang="en", 
             _heat(ax, per[i, j].real, vmax=vmax)
             axes.append(ax)
             if i == 0:
-                ax.set_title(f"b1={j}", fontsize=9)
+                ax.set_title(f"j={j}", fontsize=9)
             if j == 0:
-                ax.set_ylabel(f"b0={i}", fontsize=9, rotation=0, ha="right", va="center")
+                ax.set_ylabel(f"b={i}", fontsize=9, rotation=0, ha="right", va="center")
     for t in range(len(final)):
         ax = fig.add_subplot(grid[b0, t] if axis == 0 else grid[t, b1])
         _heat(ax, final[t].real, vmax=vmax)
