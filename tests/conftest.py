@@ -17,6 +17,13 @@ from bookbuild.pages import TRANSLATIONS, site_pages, source_page, toc_pages  # 
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
+# TensorFlow in the test processes runs as on the book's pages: oneDNN's custom
+# operations off (a page's first cell sets this before it imports TensorFlow,
+# which reads it once). Set here, before any test module imports TensorFlow,
+# so that no test depends on which module was collected first.
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
 # TensorFlow log lines, Python warnings and tracebacks that must never reach a

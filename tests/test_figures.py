@@ -10,11 +10,7 @@ smallest text is measured at a phone's width.
 from __future__ import annotations
 
 import functools
-import os
 import re
-
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 
 import matplotlib
 
