@@ -22,6 +22,7 @@ an array that TensorFlow made earlier calls NumPy only.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -199,20 +200,14 @@ class _Resolver:
 
     def _matgrad_module(self, module: str):
         if module not in self.modules:
-            scope, defs = _Scope(module), {}
             path = None
             if self.matgrad_root is not None:
                 parts = module.split(".")[1:]
                 path = self.matgrad_root.joinpath(*parts).with_suffix(".py")
                 if not path.exists():
                     path = self.matgrad_root.joinpath(*parts, "__init__.py")
-            if path is not None and path.exists():
-                tree = ast.parse(path.read_text(encoding="utf-8"))
-                scope.bind_statements(tree.body)
-                for node in ast.walk(tree):  # imports inside functions too
-                    if isinstance(node, (ast.Import, ast.ImportFrom)):
-                        scope.bind(node)
-            self.modules[module] = scope, defs
+            source = path.read_text(encoding="utf-8") if path is not None and path.exists() else ""
+            self.modules[module] = _module_scope(module, source), {}
         return self.modules[module]
 
     def matgrad_function(self, module: str, name: str):
@@ -221,6 +216,25 @@ class _Resolver:
             self.resolve(name, scope)
         else:  # a submodule imported by name: from matgrad import jacobian
             self.module_used(f"{module}.{name}")
+
+
+# Both are called with the same text for each exercise of a page and each
+# page of an edition (about sixty times); neither changes what it is given.
+@functools.cache
+def _parse(source: str) -> ast.Module:
+    return ast.parse(source)
+
+
+@functools.cache
+def _module_scope(module: str, source: str) -> _Scope:
+    """The names a matgrad module's ``source`` binds, with the imports inside its functions."""
+    scope = _Scope(module)
+    tree = _parse(source)
+    scope.bind_statements(tree.body)
+    for node in ast.walk(tree):  # imports inside functions too
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            scope.bind(node)
+    return scope
 
 
 def libraries(page_text: str, label: str, matgrad_root: Path | None = None) -> list[str]:
@@ -233,8 +247,8 @@ def libraries(page_text: str, label: str, matgrad_root: Path | None = None) -> l
     scope = _Scope()
     resolver = _Resolver(matgrad_root)
     for cell in before:
-        scope.bind_statements(ast.parse(cell).body)
-    trees = [ast.parse(cell) for cell in solution]
+        scope.bind_statements(_parse(cell).body)
+    trees = [_parse(cell) for cell in solution]
     for tree in trees:
         scope.bind_statements(tree.body)
     for tree in trees:

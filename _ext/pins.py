@@ -25,8 +25,9 @@ class Patch(NamedTuple):
 
 PATCHES = {
     "msgstr_parsing": Patch(
-        "myst_parser.mdit_to_docutils.base.make_document",
-        {"myst-parser": "3.0.1"},
+        "myst_parser.mdit_to_docutils.base.make_document, and the "
+        "create_md_parser that myst_parser.parsers.sphinx_ calls",
+        {"myst-parser": "3.0.1", "markdown-it-py": "3.0.0"},
         "docs/upstream/myst-parser-make-document.md",
     ),
     "translated_nodes": Patch(

@@ -167,6 +167,39 @@ def test_msgstr_documents_get_the_same_settings():
     assert base.make_document is not fast.make_document  # only setup() installs it
 
 
+def test_msgstr_parsers_parse_as_new_ones():
+    """A reused MyST parser gives the tokens a new one gives, on every
+    translated message, and each call gets its own options and renderer."""
+    from babel.messages.pofile import read_po
+    from myst_parser.config.main import MdParserConfig
+    from myst_parser.mdit_to_docutils.sphinx_ import SphinxRenderer
+    from myst_parser.parsers import sphinx_ as myst_sphinx
+
+    fast = _ext("msgstr_parsing")
+    config = MdParserConfig(
+        enable_extensions=set(
+            yaml.safe_load((ROOT / "_config.yml").read_text())["parse"]["myst_enable_extensions"]
+        )
+    )
+    one, two = (fast.create_md_parser(config, SphinxRenderer) for _ in range(2))
+    assert one.options is not two.options and one.renderer is not two.renderer
+    assert one.renderer.md is one and two.renderer.md is two
+    one.options["document"] = "mine"
+    assert "document" not in two.options
+    new = fast._original_create_md_parser(config, SphinxRenderer)
+    assert dict(two.options) == dict(new.options)
+    messages = []
+    for po in sorted((ROOT / "locales").glob("*/LC_MESSAGES/**/*.po")):
+        with po.open("rb") as handle:
+            messages += [m.string for m in read_po(handle) if m.id and m.string]
+    assert len(messages) > 1000
+    for text in messages:
+        assert [t.as_dict() for t in two.parse(text)] == [t.as_dict() for t in new.parse(text)]
+    assert (
+        myst_sphinx.create_md_parser is fast._original_create_md_parser
+    )  # only setup() installs it
+
+
 # ---- the patches of other packages (_ext/pins.py) ---------------------------
 
 
