@@ -321,14 +321,13 @@ def busy_cores():
 # whichever worker is free (--maxschedchunk=1 in pyproject.toml), so the long
 # tests spread over both workers. Measured in CI:
 # the Binder-like venv of test_lab (a minute or two on a new machine), the
-# kernel variants of test_portability (seven pages and a Chinese build), the
-# oneDNN page (it starts TensorFlow children), the timed pages under load,
+# kernel variants of test_portability (eight pages, each run twice, and a
+# Chinese build), the timed pages under load,
 # the tests that start TensorFlow children or compile JAX for many shapes,
 # the pages run twice, then the browser checks of every page.
 _LONG_FIRST = (
     "test_lab.py::test_page_runs",
     "test_portability.py::test_kernel_pages_pass_with_other_kernels",
-    "test_pages.py::test_page_executes_twice[appendix/onednn.md]",
     "test_floats.py::test_the_onednn_page",
     "test_pages.py::test_page_executes_twice[chapters/05b",
     "test_pages.py::test_page_executes_twice[chapters/03",

@@ -21,23 +21,34 @@ ordinary fresh kernel, the first run while every core is kept busy
 (tests/test_load.py says why): their first run is the load test, and their
 second, on the machine as it is, the re-run check (the load is not what it
 checks, and the busy loops would slow every other test meanwhile).
-Pages also run in ordinary fresh kernels in tests/test_portability.py (the
-pages that depend on kernels) and tests/test_lab.py (in JupyterLab).
+The pages whose numbers depend on kernels run twice in
+tests/test_portability.py instead, with other kernels chosen (one page's two
+runs serve both checks). Pages also run in ordinary fresh kernels in
+tests/test_lab.py (in JupyterLab).
 """
 
 from __future__ import annotations
 
 import os
 import warnings
+from pathlib import Path
 
 import pytest
 
 from conftest import assert_same_output_kinds_as_the_build, execute_page, timed_pages, toc_pages
+from test_portability import KERNEL_PAGES
 
 TIMED = set(timed_pages())
+PAGES = [p for p in toc_pages() if p.as_posix() not in KERNEL_PAGES]
 
 
-@pytest.mark.parametrize("page", toc_pages(), ids=str)
+def test_every_page_runs_twice_here_or_with_other_kernels():
+    assert set(KERNEL_PAGES) <= {p.as_posix() for p in toc_pages()}
+    assert not TIMED & {Path(p) for p in KERNEL_PAGES}  # a timed page runs under load here
+    assert len(PAGES) + len(KERNEL_PAGES) == len(toc_pages())
+
+
+@pytest.mark.parametrize("page", PAGES, ids=str)
 def test_page_executes_twice(page, tmp_path, request, monkeypatch):
     after_run = None
     if page in TIMED:

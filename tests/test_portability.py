@@ -7,8 +7,10 @@ kernels add numbers in other orders. Two things are checked here:
   with other kernels chosen on this very machine: oneDNN capped to AVX2
   (``ONEDNN_MAX_CPU_ISA``, what a CPU without AVX-512 gets) and NumPy's
   OpenBLAS on another kernel (``OPENBLAS_CORETYPE=Prescott``). Every page
-  must pass, make the same kinds of output as the build, and the Chinese
-  edition built from those runs must have no untranslated message. The
+  runs twice in one kernel, as a reader's second Run All does (this is
+  these pages' run-twice check: tests/test_pages.py leaves them out), must
+  pass both times, make the same kinds of output as the build, and the
+  Chinese edition built from those runs must have no untranslated message. The
   glued values that changed are reported (``_build/portability.json``, and
   at the end of the pytest run), so one sees which variants changed what.
   A probe checks that each variant takes effect (oneDNN reports an
@@ -152,8 +154,9 @@ def test_variants_take_effect_and_move_only_last_bits():
 
 
 def _variant_runs(tmp_path_factory) -> dict:
-    """Every kernel page, executed once with all the variants set, in kernels
-    forked from a zygote that imported NumPy and TensorFlow under them."""
+    """Every kernel page, run twice in one kernel with all the variants set,
+    in kernels forked from a zygote that imported NumPy and TensorFlow under
+    them: page -> the notebook of each run."""
     from bookbuild.kernel_zygote import Zygote
 
     env = {k: v for variant in VARIANTS.values() for k, v in variant.items()}
@@ -164,7 +167,7 @@ def _variant_runs(tmp_path_factory) -> dict:
         with Zygote():
             for page in KERNEL_PAGES:
                 workdir = tmp_path_factory.mktemp(page.replace("/", "_"))
-                runs[page] = execute_page(Path(page), workdir, env=env)
+                runs[page] = execute_page(Path(page), workdir, env=env, runs=2)
     finally:
         for key, value in saved.items():
             os.environ.pop(key, None) if value is None else os.environ.__setitem__(key, value)
@@ -177,13 +180,14 @@ def _variant_runs(tmp_path_factory) -> dict:
 @pytest.mark.tf
 @pytest.mark.timeout(900)
 def test_kernel_pages_pass_with_other_kernels(tmp_path_factory, tmp_path):
-    """Every kernel page passes with the variants, makes the same kinds of
-    output as the build (the glued values that changed go to the report),
+    """Every kernel page passes twice with the variants, makes the same kinds
+    of output as the build (the glued values that changed go to the report),
     and the Chinese edition built from those runs is fully translated."""
     runs = _variant_runs(tmp_path_factory)  # execute_page already failed on any error or stderr
-    for page, nb in runs.items():
-        _same_kinds_as_the_build(page, nb)
-    _chinese_edition_is_fully_translated(runs, tmp_path)
+    for page, (first, second) in runs.items():
+        assert_same_output_kinds_as_the_build(Path(page), first)
+        _same_kinds_as_the_build(page, second)
+    _chinese_edition_is_fully_translated({p: second for p, (_, second) in runs.items()}, tmp_path)
 
 
 def _same_kinds_as_the_build(page: str, nb) -> None:

@@ -10,7 +10,7 @@ for review: they check nothing, and drawing two full pages was a quarter of
 the browser's time per page, so a plain test run makes none.
 
 The same load of the page then serves the header's checks
-(tests/test_header.py: three widths, light and dark) and axe-core's
+(tests/test_header.py: three widths; light, and dark on the home pages) and axe-core's
 (tests/test_a11y.py): loading a page and typesetting its math is most of
 the time of a browser check, and each page used to be loaded once for each
 of the three. Console errors and requests to other hosts are watched until
@@ -31,7 +31,7 @@ import yaml
 
 from conftest import LOG_NOISE, ROOT, lab_urlpath, page_url, site_pages, source_page
 from test_a11y import accessibility_problems
-from test_header import header_problems
+from test_header import MODES, header_problems
 
 SHOTS = ROOT / "_build" / "screenshots"
 SCREENSHOTS = os.environ.get("MATGRAD_SCREENSHOTS") == "1"
@@ -85,7 +85,7 @@ def test_page_in_chromium(page, server, browser):
         )
         tab.evaluate("() => MathJax.startup.promise")  # typeset math has its final width
     problems = site_problems(tab, page, has_math)
-    problems += header_problems(tab)
+    problems += header_problems(tab, MODES if source_page(page) == Path("index.md") else ["light"])
     problems += accessibility_problems(tab, page)
     context.close()
 
