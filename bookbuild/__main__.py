@@ -40,10 +40,10 @@ def book() -> int:
 
         return execute_pages.main([])
 
-    def build_editions(editions: list[str], reread_all: bool) -> int:
+    def start_editions(editions: list[str], reread_all: bool):
         from bookbuild import build_site
 
-        return build_site.main(["--all"] if reread_all else [], editions)
+        return build_site.Site(editions, reread_all)
 
     def start_assets() -> subprocess.Popen:
         # `make assets` (npm ci, then MathJax and Vega copied into _build/assets),
@@ -51,7 +51,7 @@ def book() -> int:
         make = os.environ.get("MAKE", "make")
         return subprocess.Popen([make, "--no-print-directory", "-s", "assets"], cwd=ROOT)
 
-    return pipeline.build(pipeline.Tree(), execute_pages, build_editions, start_assets)
+    return pipeline.build(pipeline.Tree(), execute_pages, start_editions, start_assets)
 
 
 def translations() -> int:

@@ -28,7 +28,9 @@ bookbuild/editions.py.
 
 The two editions are built by two processes at once (the machine this targets
 has two cores). Each writes its log to `_build/sphinx-<edition>.log`; with
-`-W` any warning is an error, and on failure the log is printed.
+`-W` any warning is an error, and on failure the log is printed. `make book`
+starts them before the pages run (``Site``): each loads Sphinx, then waits
+until the pages have run (_ext/wait_for_pages.py).
 """
 
 from __future__ import annotations
@@ -135,27 +137,82 @@ def sphinx_build(edition: str, fresh: bool, only: list[str] | None = None) -> in
     return int(result or 0)
 
 
+class Editions:
+    """Sphinx builds of ``editions``, one process each, side by side.
+
+    With ``wait``, each process loads Sphinx and then waits (the extension
+    _ext/wait_for_pages.py) until ``finish()`` says go; ``cancel()`` ends
+    them instead, having built nothing. ``finish()`` waits for them and
+    prints the log of any that failed; it returns the first failure's exit
+    status, or 0."""
+
+    def __init__(
+        self, editions: list[str], fresh: bool, only: list[str] | None = None, wait: bool = False
+    ):
+        BUILD.mkdir(exist_ok=True)
+        self.procs = {}
+        env = {**os.environ, "MATGRAD_WAIT_FOR_PAGES": "1"} if wait else None
+        for edition in editions:
+            log = BUILD / f"sphinx-{edition}.log"
+            cmd = [sys.executable, "-m", "bookbuild.build_site", "--edition", edition]
+            cmd += ["--all"] if fresh else []
+            cmd += [arg for name in only or [] for arg in ("--only", name)]
+            with open(log, "w") as handle:
+                proc = subprocess.Popen(
+                    cmd,
+                    stdin=subprocess.PIPE if wait else subprocess.DEVNULL,
+                    stdout=handle,
+                    stderr=subprocess.STDOUT,
+                    cwd=ROOT,
+                    env=env,
+                    text=True,
+                )
+            self.procs[edition] = proc, log
+
+    def _tell(self, word: str | None) -> None:
+        for proc, _ in self.procs.values():
+            if proc.stdin is not None and not proc.stdin.closed:
+                try:
+                    if word is not None:
+                        proc.stdin.write(word + "\n")
+                    proc.stdin.close()
+                except BrokenPipeError:  # it has already ended (finish() prints its log)
+                    pass
+
+    def cancel(self) -> None:
+        self._tell(None)
+        for proc, _ in self.procs.values():
+            proc.wait()
+
+    def finish(self) -> int:
+        self._tell("go")
+        status = 0
+        for edition, (proc, log) in self.procs.items():
+            if proc.wait() != 0:
+                status = status or proc.returncode
+                print(f"===== {edition}: Sphinx failed (exit {proc.returncode}); {log}:")
+                print(log.read_text())
+        return status
+
+
 def build_editions(editions: list[str], fresh: bool, only: list[str] | None = None) -> int:
     """Build ``editions`` in parallel processes; print the logs of any that failed."""
-    BUILD.mkdir(exist_ok=True)
-    procs = {}
-    for edition in editions:
-        log = BUILD / f"sphinx-{edition}.log"
-        cmd = [sys.executable, "-m", "bookbuild.build_site", "--edition", edition]
-        cmd += ["--all"] if fresh else []
-        cmd += [arg for name in only or [] for arg in ("--only", name)]
-        with open(log, "w") as handle:
-            procs[edition] = (
-                subprocess.Popen(cmd, stdout=handle, stderr=subprocess.STDOUT, cwd=ROOT),
-                log,
-            )
-    status = 0
-    for edition, (proc, log) in procs.items():
-        if proc.wait() != 0:
-            status = proc.returncode
-            print(f"===== {edition}: Sphinx failed (exit {proc.returncode}); {log}:")
-            print(log.read_text())
-    return status
+    return Editions(editions, fresh, only).finish()
+
+
+class Site:
+    """Both editions of the site, started before the pages have run
+    (``make book``): ``finish()`` builds them and publishes the translations."""
+
+    def __init__(self, editions: list[str], fresh: bool):
+        self.editions = Editions(editions, fresh, wait=True)
+
+    def cancel(self) -> None:
+        self.editions.cancel()
+
+    def finish(self) -> int:
+        start = time.perf_counter()
+        return _published(self.editions.finish(), start)
 
 
 def publish_translations() -> None:
@@ -218,7 +275,12 @@ def main(argv: list[str] | None = None, editions=table.LANGUAGES) -> int:
         return build_editions([f"linkcheck-{lang}" for lang in editions], fresh=False)
 
     start = time.perf_counter()
-    status = build_editions(list(editions), args.all)
+    return _published(build_editions(list(editions), args.all), start)
+
+
+def _published(status: int, start: float) -> int:
+    """After the editions were built (``status`` 0): the translations copied
+    into the site, their untranslated messages reported, the time printed."""
     if status == 0:
         publish_translations()
         report_untranslated()

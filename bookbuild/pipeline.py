@@ -309,11 +309,13 @@ def print_reports(tree: Tree) -> None:
         print(f"\n===== execution report: {log}\n{log.read_text()}")
 
 
-def build(tree: Tree, execute_pages, build_editions, start_assets=None) -> int:
-    """Carry out ``plan(tree)``: ``execute_pages()`` and ``build_editions(editions,
-    reread_all)`` are the two steps (each returns an exit status).
-    ``start_assets()``, if given, starts what only the second step needs and
-    returns a process, run beside the first and waited for before the second."""
+def build(tree: Tree, execute_pages, start_editions, start_assets=None) -> int:
+    """Carry out ``plan(tree)``. ``execute_pages()`` runs the pages (it returns
+    an exit status). ``start_editions(editions, reread_all)`` starts the Sphinx
+    builds, which load while the pages run and wait: it returns an object whose
+    ``finish()`` builds them (an exit status) and whose ``cancel()`` ends them
+    unbuilt. ``start_assets()``, if given, starts what only Sphinx needs and
+    returns a process, run beside the pages and waited for before Sphinx reads."""
     steps = plan(tree)
     if steps.clear_cache:
         refresh_font_list(tree)
@@ -328,16 +330,18 @@ def build(tree: Tree, execute_pages, build_editions, start_assets=None) -> int:
         _remove(*tree.doctrees)
     _remove(*tree.reports, *tree.pdfs, tree.book_ok)
     pdf_links.strip(tree.build)  # (links to the PDFs just removed)
+    site = start_editions(list(steps.editions), steps.reread_all)
     assets = start_assets() if start_assets else None
     status = execute_pages() if steps.execute else 0
     if steps.execute and not status:
         _write(tree.exec_ok, steps.exec_inputs)
     if assets is not None and assets.wait() and not status:
         print(f"make book: `make assets` failed (exit {assets.returncode})", file=sys.stderr)
-        return assets.returncode
+        status = assets.returncode
     if status:
+        site.cancel()
         return status
-    status = build_editions(list(steps.editions), steps.reread_all)
+    status = site.finish()
     if status:
         print_reports(tree)
         print(f"make book: the build failed (exit {status}); reports above.", file=sys.stderr)

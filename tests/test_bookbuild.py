@@ -58,20 +58,31 @@ class Steps:
 
         return Process()
 
-    def build_editions(self, editions, reread_all) -> int:
-        self.events.append("build")
-        self.built.append((tuple(editions), reread_all))
-        (self.tree.html / "index.html").parent.mkdir(parents=True, exist_ok=True)
-        (self.tree.html / "index.html").write_text("<html></html>")
-        if self.report:
-            log = self.tree.html / "reports" / "chapters" / "01_intro.log"
-            log.parent.mkdir(parents=True, exist_ok=True)
-            log.write_text(self.report)
-        return self.build_status
+    def start_editions(self, editions, reread_all):
+        """The Sphinx builds, started: they build on ``finish()``, or end on ``cancel()``."""
+        steps = self
+        steps.events.append("editions started")
+
+        class Site:
+            def cancel(self) -> None:
+                steps.events.append("editions cancelled")
+
+            def finish(self) -> int:
+                steps.events.append("build")
+                steps.built.append((tuple(editions), reread_all))
+                (steps.tree.html / "index.html").parent.mkdir(parents=True, exist_ok=True)
+                (steps.tree.html / "index.html").write_text("<html></html>")
+                if steps.report:
+                    log = steps.tree.html / "reports" / "chapters" / "01_intro.log"
+                    log.parent.mkdir(parents=True, exist_ok=True)
+                    log.write_text(steps.report)
+                return steps.build_status
+
+        return Site()
 
     def run(self) -> int:
         self.executed, self.built, self.events = 0, [], []
-        return pipeline.build(self.tree, self.execute_pages, self.build_editions, self.start_assets)
+        return pipeline.build(self.tree, self.execute_pages, self.start_editions, self.start_assets)
 
 
 @pytest.fixture
@@ -129,7 +140,13 @@ def test_assets_are_made_while_the_pages_run(book):
     """MathJax and Vega, which only Sphinx needs, are made beside the execution."""
     edit(book, "chapters/01_intro.md")
     assert book.run() == 0
-    assert book.events == ["assets started", "execute", "assets done", "build"]
+    assert book.events == [
+        "editions started",
+        "assets started",
+        "execute",
+        "assets done",
+        "build",
+    ]
 
 
 def test_failed_assets_fail_the_build(book, capsys):
@@ -137,6 +154,7 @@ def test_failed_assets_fail_the_build(book, capsys):
     book.assets_status = 2
     assert book.run() == 2
     assert book.built == [] and "`make assets` failed (exit 2)" in capsys.readouterr().err
+    assert book.events[-1] == "editions cancelled"
     book.assets_status = 0  # (the pages that ran are not run again)
     assert book.run() == 0 and book.executed == 0 and len(book.built) == 1
 
@@ -248,6 +266,13 @@ def test_a_page_failed_to_execute(book):
     edit(book, "chapters/01_intro.md")
     book.execute_status = 1
     assert book.run() == 1 and book.built == []
+    assert book.events == [
+        "editions started",
+        "assets started",
+        "execute",
+        "assets done",
+        "editions cancelled",
+    ]
     book.execute_status = 0
     assert pipeline.plan(book.tree).execute, "the failing page runs again"
     assert book.run() == 0 and book.executed == 1

@@ -282,3 +282,48 @@ def test_pybtex_finds_its_plugins_without_scanning_the_packages(monkeypatch):
     for group in book_zh.PYBTEX_GROUPS:
         assert pybtex.plugin.find_plugin(group) is not None  # the group's default
     assert pybtex.plugin.find_plugin("pybtex.backends", "plaintext").default_suffix == ".txt"
+
+
+# ---- Sphinx started while the pages run (_ext/wait_for_pages.py) -----------
+
+
+def test_sphinx_waits_only_when_asked(monkeypatch):
+    import io
+
+    import pytest
+
+    ext = _ext("wait_for_pages")
+
+    class App:
+        def __init__(self):
+            self.connected = []
+
+        def connect(self, event, handler, priority=500):
+            self.connected.append((event, handler, priority))
+
+    monkeypatch.delenv(ext.VARIABLE, raising=False)
+    assert (app := App()) and ext.setup(app) and app.connected == []
+    monkeypatch.setenv(ext.VARIABLE, "1")
+    ext.setup(app)
+    assert app.connected == [("builder-inited", ext.wait, 900)]
+    monkeypatch.setattr("sys.stdin", io.StringIO("go\n"))
+    assert ext.wait(None) is None
+    for said in ("", "stop\n"):  # the end of the input, or anything but go
+        monkeypatch.setattr("sys.stdin", io.StringIO(said))
+        with pytest.raises(SystemExit) as ended:
+            ext.wait(None)
+        assert ended.value.code == ext.CANCELLED
+
+
+def test_a_cancelled_edition_loads_sphinx_and_builds_nothing(tmp_path, monkeypatch):
+    """A real Sphinx process, started to wait and then cancelled: it got as far
+    as waiting (status 3 comes only from there) and wrote no page."""
+    from bookbuild import build_site
+
+    monkeypatch.setenv("MATGRAD_BUILD_DIR", str(tmp_path))  # the child's _build
+    monkeypatch.setattr(build_site, "BUILD", tmp_path)  # where the parent writes the log
+    editions = build_site.Editions(["en"], fresh=True, wait=True)
+    proc, log = editions.procs["en"]
+    editions.cancel()
+    assert proc.returncode == _ext("wait_for_pages").CANCELLED, log.read_text()
+    assert not list(tmp_path.rglob("*.html")) and not list(tmp_path.rglob("*.doctree"))
