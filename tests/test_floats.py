@@ -233,12 +233,16 @@ def test_runs_table_names_settings_and_groupings(shown):
     ((data, metadata),) = shown
     english = data["text/markdown"].splitlines()
     chinese = metadata["matgrad"]["zh_CN"]["text/markdown"].splitlines()
-    assert english[2].startswith("| 0 | ") and "`Intel AVX2`" in english[2]
-    assert "Eigen's packed blocks" in english[2] and "| left to right |" in english[2]
-    assert "`ab`" not in english[2] and "Eigen 的打包块" in chinese[2]
-    assert english[3].startswith("| 1 | AVX2 | — | `ba` (transpose flag) | -0.1730783 ")
-    assert "| ends first |" in english[3] and "| 先加首尾两项 |" in chinese[3]
-    assert "`ba`（带转置标志）" in chinese[3]
+    # two lines per setting: the gradient (last sgemm), then Bᵀ written out (first)
+    assert english[2].startswith("| (0, —) | `Intel AVX2` | gradient | ")
+    assert "`ab` (Eigen's packed blocks)" in english[2] and "| left to right |" in english[2]
+    assert "`ab`（Eigen 的打包块）" in chinese[2] and "| 梯度 |" in chinese[2]
+    assert english[3].startswith("|  |  | Bᵀ written out first | `ab` (Eigen's ")
+    assert english[4].startswith("| (1, AVX2) | — | gradient | `ba` (transpose flag) | -0.1730783 ")
+    assert "| ends first |" in english[4] and "| 先加首尾两项 |" in chinese[4]
+    assert "`ba`（带转置标志）" in chinese[4]
+    assert "| `ab` (no transpose flag) | " in english[5] and "| left to right |" in english[5]
+    assert len(english) == 6
     with pytest.raises(TypeError, match="runs must map settings to OneDNNRun"):
         runs_table({(True, None): lr}, sums)
 

@@ -207,7 +207,7 @@ def onednn_seed_gradient(
 
 
 #: The settings of :func:`onednn_runs`: (custom operations on, ``ONEDNN_MAX_CPU_ISA``).
-SETTINGS = ((False, None), (True, None), (True, "AVX2"))
+SETTINGS = ((False, None), (False, "AVX2"), (True, None), (True, "AVX2"))
 
 
 def onednn_runs(
@@ -235,68 +235,77 @@ _LAYOUT_WORDS = {
     "ab": ("`ab` (no transpose flag)", "`ab`（无转置标志）"),
     "ba": ("`ba` (transpose flag)", "`ba`（带转置标志）"),
 }
-#: with the custom operations off, Eigen hands sgemm its own packed blocks
-_EIGEN_BLOCKS = ("Eigen's packed blocks", "Eigen 的打包块")
+#: with the custom operations off, Eigen hands sgemm its own packed blocks,
+#: which the log shows as ``ab``
+_EIGEN_BLOCKS = ("`ab` (Eigen's packed blocks)", "`ab`（Eigen 的打包块）")
+#: the two products each child computes, in the order its sgemm calls log them
+_PRODUCTS = (("gradient", "梯度"), ("Bᵀ written out first", "先写出 Bᵀ"))
 
 
 def runs_table(runs: dict, sums) -> None:
     """Show :func:`onednn_runs`' results as a table, in both editions.
 
-    One line per setting: the two variables, the instruction set oneDNN
-    allows itself, how the backward product's sgemm received Bᵀ (with the
-    custom operations off, Eigen's packed blocks), row 0 of
-    the gradient, the groupings consistent with it (``sums``: one
-    :func:`matgrad.floats.three_term_sums` per entry of the row), and row 0 of
-    the product with Bᵀ written out first.
+    Two lines per setting ``(TF_ENABLE_ONEDNN_OPTS, ONEDNN_MAX_CPU_ISA)``: one
+    for the gradient and one for the product with Bᵀ written out first. Each
+    line gives how that product's sgemm received Bᵀ, read from oneDNN's log
+    (the gradient's backward product is the last sgemm call, the written-out
+    product the first), row 0 of the product, and the groupings consistent
+    with it (``sums``: one :func:`matgrad.floats.three_term_sums` per entry of
+    the row). The first line of a setting also gives the instruction set
+    oneDNN allows itself.
     """
     from .floats import GROUPING_NAMES, groupings_consistent_with
     from .tables import markdown_table
 
-    def text(values):
-        return " ".join(map(str, values))
-
-    rows, words = [], {}
+    rows, words = [], dict(_PRODUCTS)
     for (ops, isa), run in runs.items():
         if not isinstance(run, OneDNNRun):
             raise TypeError(f"runs must map settings to OneDNNRun, got {type(run).__name__}")
-        keys = groupings_consistent_with(run.gradient[0], sums)
-        en = "; ".join(GROUPING_NAMES[k][0] for k in keys) or "none of them"
-        words[en] = "；".join(GROUPING_NAMES[k][1] for k in keys) or "都不是"
-        last = run.sgemm_layouts[-1] if run.sgemm_layouts else None
-        layout = _LAYOUT_WORDS.get(last, ("—", "—")) if ops else _EIGEN_BLOCKS
-        if not run.sgemm_layouts:
-            layout = ("—", "—")
-        words[layout[0]] = layout[1]
-        rows.append(
-            [
-                "1" if ops else "0",
-                isa or os.environ.get("ONEDNN_MAX_CPU_ISA") or "—",
-                "—" if run.isa == "unknown" else f"`{run.isa}`",
-                layout[0],
-                text(run.gradient[0]),
-                en,
-                text(run.transposed_first[0]),
-            ]
-        )
+        cap = isa or os.environ.get("ONEDNN_MAX_CPU_ISA") or "—"
+        setting = f"({1 if ops else 0}, {cap})"
+        known = "—" if run.isa == "unknown" else f"`{run.isa}`"
+        layouts = run.sgemm_layouts
+        for k, (row, product) in enumerate(
+            ((run.gradient[0], _PRODUCTS[0][0]), (run.transposed_first[0], _PRODUCTS[1][0]))
+        ):
+            keys = groupings_consistent_with(row, sums)
+            en = "; ".join(GROUPING_NAMES[i][0] for i in keys) or "none of them"
+            words[en] = "；".join(GROUPING_NAMES[i][1] for i in keys) or "都不是"
+            last = (layouts[-1] if k == 0 else layouts[0]) if len(layouts) >= 2 else None
+            if last is None:
+                layout = ("—", "—")
+            elif ops:
+                layout = _LAYOUT_WORDS.get(last, (f"`{last}`", f"`{last}`"))
+            else:
+                layout = _EIGEN_BLOCKS if last == "ab" else (f"`{last}`", f"`{last}`")
+            words[layout[0]] = layout[1]
+            rows.append(
+                [
+                    setting if k == 0 else "",
+                    known if k == 0 else "",
+                    product,
+                    layout[0],
+                    " ".join(map(str, row)),
+                    en,
+                ]
+            )
     markdown_table(
         [
-            "`TF_ENABLE_ONEDNN_OPTS`",
-            "`ONEDNN_MAX_CPU_ISA`",
+            "setting",
             "highest instruction set oneDNN allows itself",
-            "Bᵀ in the backward product's sgemm",
-            "row 0 of the gradient",
+            "product",
+            "sgemm gets Bᵀ as",
+            "row 0",
             "groupings consistent with it",
-            "row 0 with Bᵀ written out first",
         ],
         rows,
         zh_header=[
-            "`TF_ENABLE_ONEDNN_OPTS`",
-            "`ONEDNN_MAX_CPU_ISA`",
+            "设置",
             "oneDNN 允许自己使用的最高指令集",
-            "反向乘积的 sgemm 收到的 Bᵀ",
-            "梯度的第 0 行",
+            "乘积",
+            "sgemm 收到的 Bᵀ",
+            "第 0 行",
             "与之相符的结合方式",
-            "先写出 Bᵀ 时的第 0 行",
         ],
         zh_words=words,
     )
