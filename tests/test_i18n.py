@@ -263,6 +263,8 @@ ALLOWED_WORDS = {
     "pfor",
     "while",
     "Variable",
+    # a library's name, as its authors write it
+    "Opacus",
     # people's names, and API words the newer pages use as names
     "Cholesky",
     "Hermite",
