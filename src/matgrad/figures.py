@@ -127,7 +127,7 @@ FIGURE_WORDS_ZH = {
     "override map": "覆盖映射",
     "tf.custom_gradient": "tf.custom_gradient",
     "registered rule (G)": "注册的规则（G）",
-    "replacement rule (3G)": "替换的规则（3G）",
+    "replacement rule (3G)": "替换后的规则（3G）",
     "tf.gradients in a tf.function": "tf.function 中的 tf.gradients",
     "tape around a tf.function": "梯度带包住 tf.function",
     "tape inside, op in tf.cond": "内部梯度带，运算在 tf.cond 中",
