@@ -5,7 +5,8 @@ dictionary cuts 雅可比矩阵 into 雅 / 可比 / 矩阵, so a search for 雅�
 found nothing. The Chinese terms of the Chinese edition's term table,
 locales/zh_CN/terms.md (and their parts), go into a jieba user dictionary
 (``html_search_options["dict"]``).
-jieba prints its progress through its own logger; it is quietened.
+jieba prints its progress through its own logger; it is quietened. Its
+dictionary cache is kept in the build folder.
 
 ``term_table`` is also what tests/i18n_checks.py checks the translations
 against.
@@ -33,6 +34,9 @@ def _configure(app, config):
         import jieba
 
         jieba.setLogLevel(logging.WARNING)
+        # Its dictionary cache goes to the build folder, not the machine's
+        # shared temporary folder (where another user's cache cannot be replaced).
+        jieba.dt.tmp_dir = str(Path(app.outdir).parent)
     except ImportError:  # pragma: no cover - pinned in requirements-dev.txt
         pass
     words = Path(app.outdir).parent / "search-words.txt"

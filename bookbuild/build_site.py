@@ -42,6 +42,7 @@ import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from bookbuild import editions as table
 from bookbuild.pages import BUILD, ROOT
@@ -200,11 +201,24 @@ def build_editions(editions: list[str], fresh: bool, only: list[str] | None = No
     return Editions(editions, fresh, only).finish()
 
 
+def extra_paths() -> list[Path]:
+    """The folders of _config.yml's ``html_extra_path`` (`make assets` fills them)."""
+    import yaml
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    return [ROOT / entry for entry in config["sphinx"]["config"].get("html_extra_path", [])]
+
+
 class Site:
     """Both editions of the site, started before the pages have run
     (``make book``): ``finish()`` builds them and publishes the translations."""
 
     def __init__(self, editions: list[str], fresh: bool):
+        # Sphinx drops an html_extra_path folder that does not exist when it
+        # loads (with a warning, an error here); `make assets` fills it while
+        # the pages run, and Sphinx copies it only when it writes the site.
+        for folder in extra_paths():
+            folder.mkdir(parents=True, exist_ok=True)
         self.editions = Editions(editions, fresh, wait=True)
 
     def cancel(self) -> None:

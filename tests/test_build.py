@@ -327,3 +327,17 @@ def test_a_cancelled_edition_loads_sphinx_and_builds_nothing(tmp_path, monkeypat
     editions.cancel()
     assert proc.returncode == _ext("wait_for_pages").CANCELLED, log.read_text()
     assert not list(tmp_path.rglob("*.html")) and not list(tmp_path.rglob("*.doctree"))
+
+
+def test_the_site_makes_its_extra_folders_before_sphinx_loads(tmp_path, monkeypatch):
+    """On a fresh clone `make assets` has not run when Sphinx loads, and
+    Sphinx drops an html_extra_path folder that does not exist (a warning,
+    which fails the build): the site makes the folders first."""
+    from bookbuild import build_site
+
+    assert build_site.extra_paths() == [ROOT / "_build" / "assets"]
+    (tmp_path / "_config.yml").write_text((ROOT / "_config.yml").read_text())
+    monkeypatch.setattr(build_site, "ROOT", tmp_path)
+    monkeypatch.setattr(build_site, "Editions", lambda *args, **kwargs: None)
+    build_site.Site(["en"], fresh=True)
+    assert (tmp_path / "_build" / "assets").is_dir()
