@@ -76,8 +76,8 @@ def read(path: Path):
 
 
 # jupyter-cache keys a page by its own code cells, but three pages' code reads
-# other files of the book: the exercise list and the notation page's tolerance
-# check read every page, the references page reads the pins. Such a page
+# other files of the book: the exercise list and the tolerances page's check of
+# the book's tolerances read every page, the references page reads the pins. Such a page
 # (its code names ``Path("..", ...)``) stores the digest of the files it may
 # read with its cache record and runs again when that digest changes: the
 # exercise list once kept listing exercises that a split page had moved.
