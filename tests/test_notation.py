@@ -6,15 +6,15 @@ reads the mathematics ($...$ and $$...$$ outside code) of every page of
 _toc.yml and asserts:
 
 - each capital letter used alone in a formula has a row in one of the
-  notation page's letter tables (the puzzle's, the default letters' or the
-  page-dependent symbols');
+  notation page's letter tables (the puzzle's, the default letters', the
+  letters that change meaning on one page, or the symbols of one topic);
 - V, which the book never uses for the upstream gradient, appears nowhere;
 - epsilon as a step, odot and ell_e appear only on the pages that the table of
   page-dependent symbols names;
 - no formula uses i both as the imaginary unit and as an index;
-- the page-dependent table is in the alphabetical order of the LaTeX name of
-  each row's first symbol, without a leading var, hat or mathcal (epsilon
-  under e, mathcal M under m).
+- the last two tables are in the order their page states: Latin letters
+  first, alphabetically (ell under l, mathcal M under m), then Greek letters in
+  Greek order, then operators.
 
 It does not check that a page uses a letter in the meaning its row gives.
 It lived in a hidden cell of the notation page, which made that page fail to
@@ -56,6 +56,7 @@ def tables(book) -> dict[str, str]:
         "puzzle": here.split("(notation-puzzle)=")[1].split("\n\n")[1],
         "letters": here.split("| letter | default meaning |")[1].split("\n\n")[0],
         "second": here.split("| symbol | meaning on that page | where |")[1].split("\n\n")[0],
+        "local": here.split("| symbol | meaning | where |")[1].split("\n\n")[0],
     }
 
 
@@ -90,12 +91,26 @@ def test_no_formula_uses_i_as_unit_and_index(book):
             assert not (unit and index), (page, span)
 
 
-def test_page_dependent_table_is_alphabetical(tables):
-    firsts = [
-        re.sub(r"\\(mathcal\s*|hat\s*|var)", "", line.split("$")[1]).lstrip("\\")[0]
-        for line in tables["second"].splitlines()[2:]
-    ]
-    assert [f.lower() for f in firsts] == sorted(f.lower() for f in firsts), firsts
+GREEK = (
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi "
+    "omicron pi rho sigma tau upsilon phi chi psi omega"
+).split()
+
+
+def lookup_key(symbol: str) -> tuple[int, int | str]:
+    """Where a row's first symbol sorts: Latin letters (ell as l), then Greek
+    letters in Greek order, then operators."""
+    name = re.sub(r"\\(mathcal|hat)\s*", "", symbol).replace("\\ell", "l")
+    if name[0].isalpha():
+        return (0, name[0].lower())
+    word = re.match(r"\\(?:var)?([a-z]+)", name).group(1)
+    return (1, GREEK.index(word)) if word in GREEK else (2, word)
+
+
+@pytest.mark.parametrize("table", ["second", "local"])
+def test_single_page_tables_are_in_lookup_order(tables, table):
+    keys = [lookup_key(line.split("$")[1]) for line in tables[table].splitlines()[2:]]
+    assert keys == sorted(keys), keys
 
 
 def test_every_capital_letter_has_a_row(tables, used):
