@@ -128,7 +128,7 @@ def test_v_is_never_used(used):
 
 
 def test_page_bound_symbols_stay_on_their_pages(used):
-    assert used.get("eps step", set()) <= {"03_jacobian_chains", NOTATION}
+    assert used.get("eps step", set()) <= {NOTATION}  # a step is h
     # The entrywise product is written \circ on every page; \odot nowhere.
     assert used.get("odot", set()) <= {NOTATION}, used
     assert used.get("ell_e", set()) - APPENDIX == {"per_example_gradients"}, used
