@@ -103,7 +103,7 @@ def lookup_key(symbol: str) -> tuple[int, int | str]:
     name = re.sub(r"\\(mathcal|hat)\s*", "", symbol).replace("\\ell", "l")
     if name[0].isalpha():
         return (0, name[0].lower())
-    word = re.match(r"\\(?:var)?([a-z]+)", name).group(1)
+    word = re.match(r"\\(?:var)?([A-Za-z]+)", name).group(1).lower()
     return (1, GREEK.index(word)) if word in GREEK else (2, word)
 
 
