@@ -9,7 +9,8 @@ _toc.yml and asserts:
   notation page's letter tables (the puzzle's, the default letters', the
   letters that change meaning on one page, or the symbols of one topic);
 - V, which the book never uses for the upstream gradient, appears nowhere;
-- epsilon as a step, odot and ell_e appear only on the pages that the table of
+- epsilon as a step (the book's step is h) and odot (its entrywise product is
+  circ) appear on no page but this one; ell_e only on the page the table of
   page-dependent symbols names;
 - no formula uses i both as the imaginary unit and as an index;
 - the last two tables are in the order their page states: Latin letters
