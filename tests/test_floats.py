@@ -91,6 +91,24 @@ def test_onednn_child_reports_its_instruction_set():
 
 
 @pytest.mark.tf
+def test_a_child_imports_tensorflow_without_keras_and_jax():
+    # The children skip the two packages that `import tensorflow` loads only
+    # because they are installed (matgrad/tf_env.py): TensorFlow imports, its
+    # ops run, and neither package is loaded.
+    import os
+
+    from matgrad import tf_env
+
+    script = tf_env._WITHOUT_KERAS_AND_JAX + (
+        "import json, tensorflow as tf\n"
+        "y = tf.linalg.trace(tf.eye(3))\n"
+        "print(json.dumps([float(y), sys.modules['keras'], sys.modules['jax']]))\n"
+    )
+    lines = tf_env._run_child(dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"), 120, script)
+    assert lines[-1] == "[3.0, null, null]", lines
+
+
+@pytest.mark.tf
 def test_onednn_default_follows_tensorflows_policy():
     # port.cc's DefaultOneDnnPolicy on Linux x86: on for CPUs with
     # neural-network instructions (the flags below, as /proc/cpuinfo names them).

@@ -45,12 +45,27 @@ def _simulating_no_onednn() -> bool:
     return os.environ.get(WITHOUT_ONEDNN) == "1"
 
 
+# A child computes with TensorFlow alone, but ``import tensorflow`` also imports
+# Keras (for its optimizers) and, through TFLite's converter, JAX, when they are
+# installed, as they are in the book's venv: about two of the import's five
+# seconds of CPU, in every child. A None in sys.modules makes ``import keras``
+# and ``import jax`` raise ImportError, which TensorFlow treats as "not
+# installed" (it checks for both with try/except ImportError).
+# (tests/test_floats.py: a child has neither module, and answers the same.)
+
 # The products run in this order, so that the gradient's backward product is
 # the child's last sgemm call. Op determinism on: each run repeats itself.
 # Right after the import, the child asks TensorFlow's switch (IsMklEnabled),
 # sets TF_ENABLE_ONEDNN_OPTS to the other value and asks again: TensorFlow
 # decided during the import, so the answer does not change.
-_CHILD = """
+# The first line keeps Keras and JAX out of the child (_WITHOUT_KERAS_AND_JAX).
+_WITHOUT_KERAS_AND_JAX = """
+import sys
+sys.modules["keras"] = sys.modules["jax"] = None
+"""
+_CHILD = (
+    _WITHOUT_KERAS_AND_JAX
+    + """
 import json
 import os
 import tensorflow as tf
@@ -69,6 +84,7 @@ with tf.GradientTape() as tape:
 gradient = tape.gradient(Y, T)
 print(json.dumps([transposed_first.numpy().tolist(), gradient.numpy().tolist(), switch]))
 """
+)
 
 
 # IsMklEnabled lives in a small extension module; loading it by its path skips
@@ -79,6 +95,7 @@ _DEFAULT_CHILD = """
 import glob, importlib.machinery, importlib.util, os, sys
 name = "tensorflow.python.util._pywrap_util_port"
 if sys.argv[1] == "import":            # import TensorFlow as a user's program does
+    sys.modules["keras"] = sys.modules["jax"] = None  # (_WITHOUT_KERAS_AND_JAX)
     import tensorflow
     from tensorflow.python.util import _pywrap_util_port as port
 else:
