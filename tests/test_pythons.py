@@ -60,6 +60,10 @@ def interpreters() -> dict[tuple[int, int], str]:
     return found
 
 
+# On a new machine the venv downloads every wheel (TensorFlow's and JAX's for
+# this Python: over a gigabyte), the two Pythons at once; the suite's 300 s
+# limit is for tests that compute, and a slow network once exceeded it.
+@pytest.mark.timeout(900)
 @pytest.mark.parametrize("minor", [v for v in WANTED], ids=lambda v: f"{v[0]}.{v[1]}")
 def test_reader_venv_on_this_python(minor, tmp_path):
     if not ENABLED:
