@@ -52,6 +52,12 @@ PATCHES = {
         {"sphinx-exercise": "1.2.1"},
         "docs/upstream/sphinx-exercise-translatable-titles.md",
     ),
+    "numref_doctrees": Patch(
+        "sphinx.domains.std.StandardDomain._resolve_numref_xref (a subclass calls it "
+        "with an environment whose get_doctree unpickles each page once)",
+        {"sphinx": "7.4.7"},
+        "docs/upstream/sphinx-numref-doctrees.md",
+    ),
     "zh_search": Patch(
         "sphinx.search.zh.SearchChinese's latin_terms (a list) and split",
         {"sphinx": "7.4.7"},

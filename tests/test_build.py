@@ -139,6 +139,58 @@ def test_built_doctrees_hold_no_other_document(built_site):
         assert not foreign, (path.relative_to(ROOT), foreign[:5])
 
 
+def _numref_site(tmp_path, extensions: list[str]):
+    """A three-page Sphinx site whose pages cite each other's figures and
+    sections by number; its HTML, and how many doctrees it unpickled."""
+    from sphinx.application import Sphinx
+    from sphinx.environment import BuildEnvironment
+
+    src = tmp_path / "src"
+    src.mkdir(parents=True)
+    conf = f"import sys\nsys.path.insert(0, {str(ROOT / '_ext')!r})\n"
+    conf += f"extensions = {extensions!r}\nnumfig = True\n"
+    (src / "conf.py").write_text(conf)
+    (src / "index.rst").write_text("Book\n====\n\n.. toctree::\n   :numbered:\n\n   a\n   b\n")
+    for name, other in (("a", "b"), ("b", "a")):
+        figures = "".join(
+            f".. _fig-{name}{i}:\n\n.. figure:: x.png\n\n   Figure {i} of {name}.\n\n"
+            for i in range(3)
+        )
+        cites = " ".join(f":numref:`fig-{page}{i}`" for page in (name, other) for i in range(3))
+        (src / f"{name}.rst").write_text(
+            f".. _sec-{name}:\n\nPage {name}\n======\n\n{figures}"
+            f"See {cites} and :numref:`sec-{other}`.\n"
+        )
+    loads = []
+    original = BuildEnvironment.get_doctree
+
+    def counted(env, docname):
+        loads.append(docname)
+        return original(env, docname)
+
+    out = tmp_path / "html"
+    BuildEnvironment.get_doctree = counted
+    try:
+        app = Sphinx(src, src, out, tmp_path / "doctrees", "html", status=None, warning=None)
+        app.build()
+    finally:
+        BuildEnvironment.get_doctree = original
+    html = {name: (out / f"{name}.html").read_text() for name in ("a", "b")}
+    return html, loads
+
+
+def test_numbered_references_read_each_doctree_once_and_resolve_as_sphinxs(tmp_path):
+    import re
+
+    theirs, their_loads = _numref_site(tmp_path / "sphinx", [])
+    ours, our_loads = _numref_site(tmp_path / "book", ["numref_doctrees"])
+    assert ours == theirs  # the same numbers, titles and links
+    assert re.search(r"Fig\. 2\.3", ours["a"]) and re.search(r"Section 1", ours["b"])
+    # Sphinx unpickles the target page for each of the 14 numbered
+    # references; the extension, each target page once
+    assert their_loads.count("a") - our_loads.count("a") == 6
+
+
 def test_chinese_indexer_splits_and_stems_as_sphinxs():
     # The same words and stems as Sphinx's own indexer; only the lookup differs.
     from sphinx.search import zh
