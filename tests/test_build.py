@@ -191,6 +191,28 @@ def test_numbered_references_read_each_doctree_once_and_resolve_as_sphinxs(tmp_p
     assert their_loads.count("a") - our_loads.count("a") == 6
 
 
+def test_the_chinese_configuration_loads_jiebas_dictionary(tmp_path, monkeypatch):
+    # before `make book`'s Sphinx waits for the pages (and English loads nothing)
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    import jieba
+
+    zh_search = _ext("zh_search")
+    monkeypatch.setattr(jieba.dt, "tmp_dir", jieba.dt.tmp_dir)  # restored afterwards
+    jieba.dt.initialized = False
+    app = SimpleNamespace(outdir=str(tmp_path / "en" / "html"), srcdir=str(ROOT))
+    zh_search._configure(app, SimpleNamespace(language="en", html_search_options=None))
+    assert not jieba.dt.initialized
+    app.outdir = str(tmp_path / "zh_CN" / "html")
+    (tmp_path / "zh_CN").mkdir()  # Sphinx makes the output folder
+    config = SimpleNamespace(language="zh_CN", html_search_options=None)
+    zh_search._configure(app, config)
+    assert jieba.dt.initialized and jieba.dt.tmp_dir == str(tmp_path / "zh_CN")
+    words = Path(config.html_search_options["dict"]).read_text("utf8").split("\n")
+    assert "雅可比 1000 n" in words
+
+
 def test_chinese_indexer_splits_and_stems_as_sphinxs():
     # The same words and stems as Sphinx's own indexer; only the lookup differs.
     from sphinx.search import zh
