@@ -51,7 +51,9 @@ def _simulating_no_onednn() -> bool:
 # seconds of CPU, in every child. A None in sys.modules makes ``import keras``
 # and ``import jax`` raise ImportError, which TensorFlow treats as "not
 # installed" (it checks for both with try/except ImportError).
-# (tests/test_floats.py: a child has neither module, and answers the same.)
+# (tests/test_floats.py checks that a child loads neither.) The child of
+# onednn_decision(import_tensorflow=True) imports TensorFlow whole, as a
+# user's program does.
 
 # The products run in this order, so that the gradient's backward product is
 # the child's last sgemm call. Op determinism on: each run repeats itself.
@@ -95,7 +97,6 @@ _DEFAULT_CHILD = """
 import glob, importlib.machinery, importlib.util, os, sys
 name = "tensorflow.python.util._pywrap_util_port"
 if sys.argv[1] == "import":            # import TensorFlow as a user's program does
-    sys.modules["keras"] = sys.modules["jax"] = None  # (_WITHOUT_KERAS_AND_JAX)
     import tensorflow
     from tensorflow.python.util import _pywrap_util_port as port
 else:
