@@ -49,6 +49,7 @@ KERNEL_PAGES = [
     "chapters/06b_around_the_rule.md",
     "chapters/07_complex.md",
     "further/frameworks.md",
+    "appendix/tolerances.md",
     "appendix/onednn.md",
 ]
 VARIANTS = {
