@@ -21,6 +21,7 @@ on the interpreter that makes the venv, before anything is installed.)
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -36,9 +37,19 @@ def book() -> int:
     from bookbuild import pipeline
 
     def execute_pages() -> int:
-        from bookbuild import execute_pages
+        # The zygote (bookbuild/kernel_zygote.py) starts importing TensorFlow
+        # first, while this process imports jupyter-cache and myst-nb and finds
+        # the pages to run (about two seconds it would otherwise wait for);
+        # execute_pages.main forks the kernels from it.
+        zygote = contextlib.nullcontext()
+        if os.environ.get("MATGRAD_ZYGOTE_OFF") != "1":
+            from bookbuild.kernel_zygote import Zygote
 
-        return execute_pages.main([])
+            zygote = Zygote()
+        with zygote:
+            from bookbuild import execute_pages
+
+            return execute_pages.main([])
 
     def start_editions(editions: list[str], reread_all: bool):
         from bookbuild import build_site

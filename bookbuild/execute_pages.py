@@ -47,21 +47,22 @@ from myst_nb.core.read import read_myst_markdown_notebook
 from bookbuild.pages import BUILD, ROOT, book_pages, toc_pages  # noqa: F401 (the tests' helper)
 
 CACHE = BUILD / ".jupyter_cache"
-# Started first: the pages that took longest on a two-core machine (oneDNN's
-# page starts two TensorFlow processes; 05 and frameworks time things). With
-# two pages at a time, a long page started last would run alone at the end;
-# longest first, the last to finish is a short one (about 6 s of a cold
-# build's 50 s of execution). Only the order changes; a name missing from
+# Started first: the pages that took longest on a two-core machine (a cold
+# build on 2026-11-26: oneDNN's page starts three TensorFlow processes; 05
+# traces and records many functions; the second-derivatives page and
+# frameworks compare with JAX; 05b times things). With two pages at a time, a
+# long page started last would run alone at the end; longest first, the last
+# to finish is a short one. Only the order changes; a name missing from
 # _toc.yml fails tests/test_bookbuild.py.
 SLOW_FIRST = (
     "appendix/onednn.md",
     "chapters/05_full_jacobians.md",
-    "chapters/05b_jacobian_costs.md",
-    "further/frameworks.md",
-    "further/per_example_gradients.md",
-    "chapters/01_symbolic.md",
-    "index.md",
     "further/second_derivatives.md",
+    "further/frameworks.md",
+    "chapters/05b_jacobian_costs.md",
+    "further/wirtinger.md",
+    "chapters/04_vjp.md",
+    "further/per_example_gradients.md",
 )
 
 
@@ -178,7 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     failed = []
     zygote = contextlib.nullcontext()
-    if os.environ.get("MATGRAD_ZYGOTE_OFF") != "1":
+    # (`make book` starts the zygote before it imports this module: MATGRAD_ZYGOTE is set)
+    if os.environ.get("MATGRAD_ZYGOTE_OFF") != "1" and not os.environ.get("MATGRAD_ZYGOTE"):
         from bookbuild.kernel_zygote import Zygote  # kernels forked after one import of TF
 
         zygote = Zygote()
