@@ -224,9 +224,10 @@ _CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 # Where unsrt ends a sentence: "." (or a title's own "?" / "!") and a space, or the end;
 # not the full stop of an initial ("Christian H. Bischof", an editor).
 _SENTENCE_END = re.compile(r"(?<!\b[A-Z])[.?!](?: |$)")
-# A sentence of publisher, place and year alone ("Springer, Berlin, 2008"): in an
-# entry that has Chinese, its separators are the entry's, full width.
-_PUBLISHER_YEAR = re.compile(r"[A-Z][\w&.-]*(?: [\w&.-]+)*(?:, [A-Z][\w&.-]*(?: [\w&.-]+)*)*, \d{4}")
+# A sentence of publisher, place and year alone ("Springer, Berlin, 2008"): in
+# an entry that has Chinese, its separators are the entry's, full width.
+_NAME = r"[A-Z][\w&.-]*(?: [\w&.-]+)*"
+_PUBLISHER_YEAR = re.compile(rf"{_NAME}(?:, {_NAME})*, \d{{4}}")
 
 
 def _full_width_separators(text) -> None:
@@ -234,9 +235,10 @@ def _full_width_separators(text) -> None:
     "." and a ``newblock`` (a space); after the Chinese note_zh /
     howpublished_zh that reads "文档, 2026. 询问……". In a sentence that
     contains Chinese, and in a Chinese entry's sentence of publisher, place
-    and year, those separators become "，" and "。" (with no space after it); a comma inside brackets (code in a note) and every sentence
-    without Chinese (names, titles, links) stay as they are. Changes the rich
-    text in place."""
+    and year, those separators become "，" and "。" (no space after it); a
+    comma inside brackets (code in a note) and every other sentence without
+    Chinese (names, titles, links) stay as they are. Changes the rich text
+    in place."""
     from pybtex.richtext import String
 
     leaves = _leaves(text)
@@ -282,7 +284,8 @@ def _full_width(whole: str) -> list[str]:
     for end in [*_SENTENCE_END.finditer(whole), None]:
         stop = end.start() if end else len(whole)
         sentence = whole[start:stop]
-        if _CJK.search(sentence) or (chinese_entry and _PUBLISHER_YEAR.fullmatch(sentence)):
+        imprint = chinese_entry and _PUBLISHER_YEAR.fullmatch(sentence)
+        if _CJK.search(sentence) or imprint:
             _full_width_commas(whole, out, start, stop)
             if end and whole[end.start()] == ".":
                 out[end.start()] = "。"

@@ -376,7 +376,8 @@ def test_chinese_references_use_full_width_separators_where_the_entry_is_chinese
     )
     english = "C. H. Bischof, H. M. Bücker. A title, with a comma. Springer, Berlin, 2008."
     assert full(english) == english
-    assert full("Title, with a comma. 文档 (a, b), 2026.") == "Title, with a comma. 文档 (a, b)，2026。"
+    note = "Title, with a comma. 文档 (a, b), 2026."
+    assert full(note) == "Title, with a comma. 文档 (a, b)，2026。"
 
 
 # ---- Sphinx started while the pages run (_ext/wait_for_pages.py) -----------
