@@ -224,16 +224,21 @@ _CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 # Where unsrt ends a sentence: "." (or a title's own "?" / "!") and a space, or the end;
 # not the full stop of an initial ("Christian H. Bischof", an editor).
 _SENTENCE_END = re.compile(r"(?<!\b[A-Z])[.?!](?: |$)")
+# A sentence of publisher, place and year alone ("Springer, Berlin, 2008"): in
+# an entry that has Chinese, its separators are the entry's, full width.
+_NAME = r"[A-Z][\w&.-]*(?: [\w&.-]+)*"
+_PUBLISHER_YEAR = re.compile(rf"{_NAME}(?:, {_NAME})*, \d{{4}}")
 
 
 def _full_width_separators(text) -> None:
     """unsrt joins an entry's fields with ", " and ends each sentence with
     "." and a ``newblock`` (a space); after the Chinese note_zh /
     howpublished_zh that reads "文档, 2026. 询问……". In a sentence that
-    contains Chinese, those separators become "，" and "。" (with no space
-    after it); a comma inside brackets (code in a note) and every sentence
-    without Chinese (names, titles, links) stay as they are. Changes the rich
-    text in place."""
+    contains Chinese, and in a Chinese entry's sentence of publisher, place
+    and year, those separators become "，" and "。" (no space after it); a
+    comma inside brackets (code in a note) and every other sentence without
+    Chinese (names, titles, links) stay as they are. Changes the rich text
+    in place."""
     from pybtex.richtext import String
 
     leaves = _leaves(text)
@@ -274,10 +279,13 @@ def _shown(part) -> str:
 def _full_width(whole: str) -> list[str]:
     """What each character of ``whole`` becomes (see _full_width_separators)."""
     out = list(whole)
+    chinese_entry = bool(_CJK.search(whole))
     start = 0
     for end in [*_SENTENCE_END.finditer(whole), None]:
         stop = end.start() if end else len(whole)
-        if _CJK.search(whole[start:stop]):
+        sentence = whole[start:stop]
+        imprint = chinese_entry and _PUBLISHER_YEAR.fullmatch(sentence)
+        if _CJK.search(sentence) or imprint:
             _full_width_commas(whole, out, start, stop)
             if end and whole[end.start()] == ".":
                 out[end.start()] = "。"

@@ -358,6 +358,28 @@ def test_pybtex_finds_its_plugins_without_scanning_the_packages(monkeypatch):
     assert pybtex.plugin.find_plugin("pybtex.backends", "plaintext").default_suffix == ".txt"
 
 
+def test_chinese_references_use_full_width_separators_where_the_entry_is_chinese(monkeypatch):
+    """In the Chinese edition, unsrt's ", " and ". " become "，" and "。" in a
+    sentence with Chinese and in a Chinese entry's publisher-and-year
+    sentence; an English entry, and names and titles, keep theirs."""
+    monkeypatch.syspath_prepend(str(ROOT / "_ext"))
+    book_zh = _ext("book_zh")
+
+    def full(text: str) -> str:
+        return "".join(book_zh._full_width(text))
+
+    assert full("Title. 会议论文集，第 308–318 页. ACM, 2016. doi:1") == (
+        "Title. 会议论文集，第 308–318 页。ACM，2016。doi:1"
+    )
+    assert full("C. H. Bischof, H. M. Bücker 编. Springer, Berlin, 2008.") == (
+        "C. H. Bischof，H. M. Bücker 编。Springer，Berlin，2008。"
+    )
+    english = "C. H. Bischof, H. M. Bücker. A title, with a comma. Springer, Berlin, 2008."
+    assert full(english) == english
+    note = "Title, with a comma. 文档 (a, b), 2026."
+    assert full(note) == "Title, with a comma. 文档 (a, b)，2026。"
+
+
 # ---- Sphinx started while the pages run (_ext/wait_for_pages.py) -----------
 
 
