@@ -125,20 +125,22 @@ def dyadic_text(x: Fraction) -> str:
     return f"{num}/{power}" if exp < 0 else f"{num}·{power}"
 
 
-def groupings_consistent_with(values, sums) -> list[str]:
+def groupings_consistent_with(values, sums, *, rounded: bool = False) -> list[str]:
     """The groupings that give every entry of ``values``.
 
     ``values`` holds one float per sum, and ``sums`` one dict of
     :func:`three_term_sums` per entry; the result lists the keys of the three
-    groupings (the correctly rounded sum is not an order, so it is left out)
-    whose sum equals the entry, for every entry. An empty list means that no
-    single grouping explains them all.
+    groupings whose sum equals the entry, for every entry. The correctly
+    rounded sum is not an order, so it is left out unless ``rounded`` is true
+    (a kernel that adds in float64 and rounds once gives it). An empty list
+    means that no single grouping explains them all.
     """
     values = list(np.asarray(values).ravel())
     sums = list(sums)
     if len(values) != len(sums):
         raise ValueError(f"values has {len(values)} entries and sums {len(sums)}: they must match")
-    return [k for k in _ORDERS if all(s[k] == v for v, s in zip(values, sums, strict=True))]
+    keys = tuple(GROUPING_NAMES) if rounded else _ORDERS
+    return [k for k in keys if all(s[k] == v for v, s in zip(values, sums, strict=True))]
 
 
 def groupings_table(rows) -> list[dict[str, np.floating]]:

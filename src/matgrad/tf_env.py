@@ -267,10 +267,12 @@ def runs_table(runs: dict, sums) -> None:
     for the gradient and one for the product with Bᵀ written out first. Each
     line gives how that product's sgemm received Bᵀ, read from oneDNN's log
     (the gradient's backward product is the last sgemm call, the written-out
-    product the first), row 0 of the product, and the groupings consistent
-    with it (``sums``: one :func:`matgrad.floats.three_term_sums` per entry of
-    the row). The first line of a setting also gives the instruction set
-    oneDNN allows itself.
+    product the first; "no sgemm call" when the log has none, as in Arm
+    builds), row 0 of the product, and the columns of the groupings table
+    that match it: the three groupings and the correctly rounded sum
+    (``sums``: one :func:`matgrad.floats.three_term_sums` per entry of the
+    row). The first line of a setting also gives the instruction set oneDNN
+    allows itself.
     """
     from .floats import GROUPING_NAMES, groupings_consistent_with
     from .tables import markdown_table
@@ -286,12 +288,12 @@ def runs_table(runs: dict, sums) -> None:
         for k, (row, product) in enumerate(
             ((run.gradient[0], _PRODUCTS[0][0]), (run.transposed_first[0], _PRODUCTS[1][0]))
         ):
-            keys = groupings_consistent_with(row, sums)
+            keys = groupings_consistent_with(row, sums, rounded=True)
             en = "; ".join(GROUPING_NAMES[i][0] for i in keys) or "none of them"
             words[en] = "；".join(GROUPING_NAMES[i][1] for i in keys) or "都不是"
             last = (layouts[-1] if k == 0 else layouts[0]) if len(layouts) >= 2 else None
             if last is None:
-                layout = ("—", "—")
+                layout = ("no sgemm call", "无 sgemm 调用")
             elif ops:
                 layout = _LAYOUT_WORDS.get(last, (f"`{last}`", f"`{last}`"))
             else:
@@ -313,8 +315,8 @@ def runs_table(runs: dict, sums) -> None:
             "highest instruction set oneDNN allows itself",
             "product",
             "sgemm gets Bᵀ as",
-            "row 0",
-            "groupings consistent with it",
+            "row 0 of the product",
+            "first table's columns that match it",
         ],
         rows,
         zh_header=[
@@ -322,8 +324,8 @@ def runs_table(runs: dict, sums) -> None:
             "oneDNN 允许自己使用的最高指令集",
             "乘积",
             "sgemm 收到的 Bᵀ",
-            "第 0 行",
-            "与之相符的结合方式",
+            "乘积的第 0 行",
+            "与之相同的第一张表的列",
         ],
         zh_words=words,
     )
