@@ -17,7 +17,13 @@ _toc.yml and asserts:
   first, alphabetically (ell under l, mathcal M under m), then Greek letters in
   Greek order, then operators.
 
-It does not check that a page uses a letter in the meaning its row gives.
+- every row that links to a section ({ref}) names symbols that occur in the
+  mathematics of that section, so a row cannot keep pointing at a section
+  that has renamed or dropped its symbol.
+
+It does not check that a page uses a letter in the meaning its row gives: the
+last check finds a row whose symbol left its section, not a row whose words
+are wrong.
 It lived in a hidden cell of the notation page, which made that page fail to
 run when downloaded alone; it is a test of the book, so it is one here.
 """
@@ -59,6 +65,73 @@ def tables(book) -> dict[str, str]:
         "second": here.split("| symbol | meaning on that page | where |")[1].split("\n\n")[0],
         "local": here.split("| symbol | meaning | where |")[1].split("\n\n")[0],
     }
+
+
+@pytest.fixture(scope="module")
+def sections(book) -> dict[str, str]:
+    """The text of every labelled part of the book, code cells removed: a
+    label before a heading reaches the next heading of the same or a higher
+    level; any other label (an exercise's) reaches the next label."""
+    label = re.compile(r"^\(([\w-]+)\)=$|^:label:\s*([\w-]+)\s*$", re.M)
+    found: dict[str, str] = {}
+    for text in book.values():
+        text = re.sub(r"```\{code-cell\}.*?\n```", "", text, flags=re.S)
+        marks = list(label.finditer(text))
+        for mark, after in zip(marks, [*marks[1:], None], strict=True):
+            end = after.start() if after else len(text)
+            heading = re.match(r"\s*(#+) ", text[mark.end() :])
+            if heading:
+                same_or_higher = re.compile(rf"^#{{1,{len(heading.group(1))}}} ", re.M)
+                later = same_or_higher.search(text, mark.end() + heading.end())
+                end = later.start() if later else len(text)
+            found[mark.group(1) or mark.group(2)] = text[mark.end() : end]
+    return found
+
+
+def symbol_heads(cell: str) -> list[str]:
+    """The symbol each formula of a table cell names: a letter, a Greek
+    letter, a calligraphic letter or an operator (a bar or hat dropped)."""
+    head = re.compile(r"\\operatorname\s*\{\w+\}|\\mathcal\s*\{?\w|\\[A-Za-z]+|[A-Za-z]")
+    spans = (re.sub(r"^\\(bar|hat)\s*", "", s.strip()) for s in re.findall(r"\$([^$]+)\$", cell))
+    return [head.match(s).group(0) for s in spans]
+
+
+def occurs(head: str, text: str) -> bool:
+    """Whether the mathematics of ``text`` uses the symbol ``head``."""
+    spans = math_spans(text)
+    if len(head) == 1:  # a letter alone, not inside a command or a word
+        bare = (
+            re.sub(r"\\(operatorname|mathsf|mathcal|mathrm|text)\s*(\{[^}]*\}|\S)", "", s)
+            for s in spans
+        )
+        letter = re.compile(rf"(?<![A-Za-z]){head}(?![A-Za-z])")
+        return any(letter.search(re.sub(r"\\[A-Za-z]+", " ", s)) for s in bare)
+    if head.startswith("\\mathcal"):
+        pattern = r"\\mathcal\s*\{?" + head[-1]
+    elif head.startswith("\\operatorname"):
+        pattern = r"\\operatorname\s*\{" + re.search(r"\{(\w+)\}", head).group(1) + r"\}"
+    else:
+        pattern = re.escape(head) + r"(?![A-Za-z])"
+    return any(re.search(pattern, s) for s in spans)
+
+
+def test_every_linked_row_names_symbols_of_its_section(book, sections):
+    """A row's {ref} targets exist, and each symbol of its first cell occurs
+    in the mathematics of each section it links to."""
+    start = book[NOTATION].index("(notation-indices)=")
+    end = book[NOTATION].index("(notation-names)=")
+    wrong = []
+    for line in book[NOTATION][start:end].splitlines():
+        if not line.startswith("| $"):
+            continue
+        for target in re.findall(r"\{ref\}`(?:[^`<]*<)?([\w-]+)>?`", line):
+            if target not in sections:
+                wrong.append((target, "no such label", line))
+                continue
+            for head in symbol_heads(line.split("|")[1]):
+                if not occurs(head, sections[target]):
+                    wrong.append((target, head, line))
+    assert not wrong, "\n".join(f"{t}: {h} not there, in {line}" for t, h, line in wrong)
 
 
 @pytest.fixture(scope="module")
