@@ -216,6 +216,12 @@ def test_groupings_consistent_with_every_entry():
     assert groupings_consistent_with(ends, sums) == ["(b0 + b2) + b1"]
     assert groupings_consistent_with([np.float32(7)] * 3, sums) == []
     assert "round(b0 + b1 + b2)" not in groupings_consistent_with(lr, sums)
+    # With rounded=True the correctly rounded sum is a column too (a kernel
+    # that adds in float64 and rounds once gives it), and only where it matches.
+    rounded = [s["round(b0 + b1 + b2)"] for s in sums]
+    assert "round(b0 + b1 + b2)" in groupings_consistent_with(rounded, sums, rounded=True)
+    assert "round(b0 + b1 + b2)" not in groupings_consistent_with(rounded, sums)
+    assert groupings_consistent_with([np.float32(7)] * 3, sums, rounded=True) == []
     with pytest.raises(ValueError, match="values has 2 entries and sums 3"):
         groupings_consistent_with(lr[:2], sums)
 
