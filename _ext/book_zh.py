@@ -227,7 +227,8 @@ _SENTENCE_END = re.compile(r"(?<!\b[A-Z])[.?!](?: |$)")
 # A sentence of publisher, place and year alone ("Springer, Berlin, 2008"): in
 # an entry that has Chinese, its separators are the entry's, full width.
 _NAME = r"[A-Z][\w&.-]*(?: [\w&.-]+)*"
-_PUBLISHER_YEAR = re.compile(rf"{_NAME}(?:, {_NAME})*, \d{{4}}")
+# "ACM, 2016", "Springer, Berlin, 2008", or the year alone (proceedings with no publisher).
+_PUBLISHER_YEAR = re.compile(rf"(?:{_NAME}(?:, {_NAME})*, )?\d{{4}}")
 
 
 def _full_width_separators(text) -> None:
@@ -235,7 +236,7 @@ def _full_width_separators(text) -> None:
     "." and a ``newblock`` (a space); after the Chinese note_zh /
     howpublished_zh that reads "文档, 2026. 询问……". In a sentence that
     contains Chinese, and in a Chinese entry's sentence of publisher, place
-    and year, those separators become "，" and "。" (no space after it); a
+    and year (or of the year alone), those separators become "，" and "。" (no space after it); a
     comma inside brackets (code in a note) and every other sentence without
     Chinese (names, titles, links) stay as they are. Changes the rich text
     in place."""
