@@ -61,12 +61,28 @@ def _binder_url(page: Path) -> str:
     return f"{hub}/v2/gh/{repo}/{branch}?urlpath={lab_urlpath(page)}"
 
 
+@pytest.fixture(scope="module")
+def context(browser):
+    """One browser context for a worker's pages: the scripts that every page
+    loads (MathJax, the theme's) come from its cache, compiled once, as in a
+    reader's browser. Each check sets the colour mode and width it needs."""
+    shared = browser.new_context(viewport={"width": 1280, "height": 900})
+    yield shared
+    shared.close()
+
+
+@pytest.fixture
+def tab(context):
+    """A new tab of the shared context, closed after the test."""
+    page = context.new_page()
+    yield page
+    page.close()
+
+
 @pytest.mark.site
 @pytest.mark.parametrize("page", site_pages(), ids=str)
-def test_page_in_chromium(page, server, browser):
+def test_page_in_chromium(page, server, tab):
     url = page_url(server, page)
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    tab = context.new_page()
     errors, requests = [], []
     tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     tab.on("pageerror", lambda e: errors.append(str(e)))
@@ -87,7 +103,6 @@ def test_page_in_chromium(page, server, browser):
     problems = site_problems(tab, page, has_math)
     problems += header_problems(tab, MODES if source_page(page) == Path("index.md") else ["light"])
     problems += accessibility_problems(tab, page)
-    context.close()
 
     if errors:
         problems.append(f"console errors {errors}")
