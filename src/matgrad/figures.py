@@ -126,7 +126,7 @@ FIGURE_WORDS_ZH = {
     "where the op is": "运算所在的位置",
     "override map": "覆盖映射",
     "tf.custom_gradient": "tf.custom_gradient",
-    "registered rule (G)": "注册的规则（G）",
+    "registered rule (G)": "注册规则（G）",
     "replacement rule (3G)": "替换后的规则（3G）",
     "tf.gradients in a tf.function": "tf.function 中的 tf.gradients",
     "tape around a tf.function": "梯度带包住 tf.function",
