@@ -771,7 +771,8 @@ def plot_matmul_branches(
             (True, False): "transpose_a",
             (True, True): "both",
         }[ta, tb]
-        ax.set_title(f"{text(name)}: MatMul(A, B{', ' + flags if flags else ''})", fontsize=9)
+        colon = "：" if lang == "zh_CN" else ": "  # full width after Chinese
+        ax.set_title(f"{text(name)}{colon}MatMul(A, B{', ' + flags if flags else ''})", fontsize=9)
         for line, key in enumerate(("dA", "dB")):
             y = -line * 1.1
             x = 0.0
