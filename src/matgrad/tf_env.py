@@ -26,6 +26,7 @@ for such builds on a machine whose TensorFlow has oneDNN.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -56,10 +57,12 @@ def _simulating_no_onednn() -> bool:
 # user's program does.
 
 # The products run in this order, so that the gradient's backward product is
-# the child's last sgemm call. Op determinism on: each run repeats itself.
-# Right after the import, the child asks TensorFlow's switch (IsMklEnabled),
-# sets TF_ENABLE_ONEDNN_OPTS to the other value and asks again: TensorFlow
-# decided during the import, so the answer does not change.
+# the child's last sgemm call and Bᵀ written out first its first. Op
+# determinism on: each run repeats itself.
+# Right after the import, before anything asks TensorFlow's switch
+# (IsMklEnabled), the child sets TF_ENABLE_ONEDNN_OPTS to the other value, and
+# only then asks: the answer is the start value only if the import had
+# already decided. It asks a second time to show the answer stays.
 # The first line keeps Keras and JAX out of the child (_WITHOUT_KERAS_AND_JAX).
 _WITHOUT_KERAS_AND_JAX = """
 import sys
@@ -68,23 +71,28 @@ sys.modules["keras"] = sys.modules["jax"] = None
 _CHILD = (
     _WITHOUT_KERAS_AND_JAX
     + """
+import base64
 import json
 import os
 import tensorflow as tf
 from tensorflow.python.util import _pywrap_util_port as port
 from matgrad.examples import SEED_T, SEED_B
-switch = [bool(port.IsMklEnabled())]
+from matgrad.tf_env import long_operands
 flipped = "0" if os.environ.get("TF_ENABLE_ONEDNN_OPTS") == "1" else "1"
 os.environ["TF_ENABLE_ONEDNN_OPTS"] = flipped
-switch.append(bool(port.IsMklEnabled()))
+switch = [bool(port.IsMklEnabled()), bool(port.IsMklEnabled())]
 tf.config.experimental.enable_op_determinism()
 G, B = tf.ones((5, 3)), tf.constant(SEED_B)
 transposed_first = tf.matmul(G, tf.transpose(B))
+G_long, B_long = long_operands()
+long_product = tf.matmul(G_long, B_long, transpose_b=True)
 T = tf.Variable(SEED_T)
 with tf.GradientTape() as tape:
     Y = tf.matmul(T, B)
 gradient = tape.gradient(Y, T)
-print(json.dumps([transposed_first.numpy().tolist(), gradient.numpy().tolist(), switch]))
+long_bytes = base64.b64encode(long_product.numpy().tobytes()).decode()
+print(json.dumps([transposed_first.numpy().tolist(), gradient.numpy().tolist(), switch,
+                  long_bytes]))
 """
 )
 
@@ -140,6 +148,17 @@ def _arrays(lines: list[str]) -> list[np.ndarray]:
     return [np.array(a, dtype=np.float32) for a in json.loads(lines[-1])[:2]]
 
 
+def long_operands() -> tuple[np.ndarray, np.ndarray]:
+    """The longer product's operands, ``G`` (64 × 300) and ``B`` (300 × 300), float32.
+
+    Random normal, from seeds 0 and 1; the oneDNN appendix multiplies
+    ``G @ B.T`` in its kernel, in XLA and in each child of :func:`onednn_runs`.
+    """
+    G = np.random.default_rng(0).standard_normal((64, 300))
+    B = np.random.default_rng(1).standard_normal((300, 300))
+    return G.astype(np.float32), B.astype(np.float32)
+
+
 def _switch(lines: list[str]) -> tuple[bool, ...]:
     return tuple(bool(answer) for answer in json.loads(lines[-1])[2])
 
@@ -170,13 +189,15 @@ class OneDNNRun(NamedTuple):
     #: "ab" (no transpose flag) or "ba" (transpose flag); the last one is the
     #: gradient's backward product
     sgemm_layouts: tuple[str, ...] = ()
-    #: TensorFlow's switch (``IsMklEnabled``) right after ``import tensorflow``,
-    #: and again after the child set ``TF_ENABLE_ONEDNN_OPTS`` to the other value
+    #: TensorFlow's switch (``IsMklEnabled``), asked twice, after the child set
+    #: ``TF_ENABLE_ONEDNN_OPTS`` to the other value right after ``import tensorflow``
     switch: tuple[bool, ...] = ()
     #: the operands of each oneDNN sgemm call, in order, as the verbose log
     #: writes them, e.g. "src_f32::blocked:ab:f0 wei_f32::blocked:ba:f0
     #: dst_f32::blocked:ab:f0"
     sgemm_operands: tuple[str, ...] = ()
+    #: ``G @ B.T`` for :func:`long_operands`, with ``transpose_b=True``
+    long_product: np.ndarray = np.zeros((0, 0), np.float32)
 
 
 _WEIGHTS = re.compile(r"wei_f32::blocked:([a-z]+):")
@@ -221,7 +242,15 @@ def onednn_seed_gradient(
     layouts = tuple(m.group(1) for line in sgemm for m in [_WEIGHTS.search(line)] if m)
     operands = tuple(m.group(0) for line in sgemm for m in [_OPERANDS.search(line)] if m)
     transposed_first, gradient = _arrays(lines)
-    return OneDNNRun(gradient, isa, transposed_first, layouts, _switch(lines), operands)
+    # the longer product travels as its float32 bytes (parsing its numbers as
+    # JSON would cost the page a tenth of a second per setting)
+    long_bytes = base64.b64decode(json.loads(lines[-1])[3])
+    G_long, B_long = long_operands()
+    shape = (G_long.shape[0], B_long.shape[0])
+    long_product = np.frombuffer(long_bytes, dtype=np.float32).reshape(shape)
+    return OneDNNRun(
+        gradient, isa, transposed_first, layouts, _switch(lines), operands, long_product
+    )
 
 
 #: The settings of :func:`onednn_runs`: (custom operations on, ``ONEDNN_MAX_CPU_ISA``).
@@ -272,15 +301,18 @@ def runs_table(runs: dict, sums) -> None:
     that match it: the three groupings and the correctly rounded sum
     (``sums``: one :func:`matgrad.floats.three_term_sums` per entry of the
     row). The first line of a setting also gives the instruction set oneDNN
-    allows itself.
+    allows itself and how many entries of its longer product
+    (:func:`long_operands`) differ from those of the first setting.
     """
     from .floats import GROUPING_NAMES, groupings_consistent_with
     from .tables import markdown_table
 
     rows, words = [], dict(_PRODUCTS)
+    first = next(iter(runs.values()), None)
     for (ops, isa), run in runs.items():
         if not isinstance(run, OneDNNRun):
             raise TypeError(f"runs must map settings to OneDNNRun, got {type(run).__name__}")
+        differ = str(np.count_nonzero(run.long_product != first.long_product))
         cap = isa or os.environ.get("ONEDNN_MAX_CPU_ISA") or "—"
         setting = f"({1 if ops else 0}, {cap})"
         known = "—" if run.isa == "unknown" else f"`{run.isa}`"
@@ -307,6 +339,7 @@ def runs_table(runs: dict, sums) -> None:
                     layout[0],
                     " ".join(map(str, row)),
                     en,
+                    differ if k == 0 else "",
                 ]
             )
     markdown_table(
@@ -317,6 +350,7 @@ def runs_table(runs: dict, sums) -> None:
             "sgemm gets Bᵀ as",
             "row 0 of the product",
             "first table's columns that match it",
+            "longer product: entries unlike the first setting's",
         ],
         rows,
         zh_header=[
@@ -326,6 +360,7 @@ def runs_table(runs: dict, sums) -> None:
             "sgemm 收到的 Bᵀ",
             "乘积的第 0 行",
             "与之相同的第一张表的列",
+            "较长乘积中与第一种设置不同的元素数",
         ],
         zh_words=words,
     )
