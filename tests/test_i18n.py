@@ -281,7 +281,8 @@ ALLOWED_WORDS = {
     "dtype",
 }
 # An English term after its Chinese, in full-width parentheses: 梯度（gradient）.
-_GLOSS = re.compile(r"(?:(?<=[\u4e00-\u9fff])|^)（[A-Za-z][A-Za-z '’\-–]*）")  # Sterbenz's, Gauss–Newton
+# A gloss may hold an apostrophe or an en dash: Sterbenz's lemma, Gauss–Newton matrix.
+_GLOSS = re.compile(r"(?:(?<=[\u4e00-\u9fff])|^)（[A-Za-z][A-Za-z '’\-–]*）")
 _WORD = re.compile(r"(?<![\w.\-/+])[A-Za-z][A-Za-z'\-]*(?![\w.\-(\[/+=])")
 _VOID = {"br", "img", "hr", "input", "meta", "link", "source", "wbr", "col", "area", "base"}
 
