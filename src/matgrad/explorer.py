@@ -53,7 +53,7 @@ EXPLORER_WORDS_ZH = {
     "column l": "第 l 列",
     "value (one colour scale)": "值（共用一个色标）",
     "seed G: ": "种子 G：",
-    "title": "Y = TB 的雅可比张量：选择一个种子 G，指向一个元素",
+    "title": "Y = TB 的雅可比矩阵：选择一个种子 G，指向一个元素",
     "description": (
         "Y = TB 关于 T 的 15 × 15 雅可比矩阵，每一行按种子 G 的元素加权，各列之和是 5 × 3 的梯度。"
     ),
