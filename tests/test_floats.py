@@ -249,9 +249,12 @@ def test_runs_table_names_settings_and_groupings(shown):
     sums = [three_term_sums(*row) for row in examples.SEED_B]
     lr = np.tile([s["(b0 + b1) + b2"] for s in sums], (5, 1))
     ends = np.tile([s["(b0 + b2) + b1"] for s in sums], (5, 1))
+    puzzle, block = "5x3:3x3", "16x300:300x60"
     runs = {
-        (False, None): OneDNNRun(lr, "Intel AVX2", lr, ("ab", "ab", "ab")),
-        (True, "AVX2"): OneDNNRun(ends, "unknown", lr, ("ab", "ba")),
+        (False, None): OneDNNRun(
+            lr, "Intel AVX2", lr, ("ab", "ab", "ab"), sgemm_shapes=(puzzle, block, puzzle)
+        ),
+        (True, "AVX2"): OneDNNRun(ends, "unknown", lr, ("ab", "ba"), sgemm_shapes=(puzzle,) * 2),
     }
     runs_table(runs, sums)
     ((data, metadata),) = shown
@@ -269,6 +272,12 @@ def test_runs_table_names_settings_and_groupings(shown):
     assert len(english) == 6
     with pytest.raises(TypeError, match="runs must map settings to OneDNNRun"):
         runs_table({(True, None): lr}, sums)
+    # the layouts are attributed by call order only when the first and last
+    # sgemm calls are the puzzle's products
+    for shapes in ((puzzle, block), (block, puzzle), (puzzle,), ()):
+        run = OneDNNRun(lr, "Intel AVX2", lr, ("ab", "ab"), sgemm_shapes=shapes)
+        with pytest.raises(ValueError, match="not the puzzle's 5x3:3x3 products"):
+            runs_table({(False, None): run}, sums)
 
 
 @pytest.mark.tf
@@ -288,6 +297,14 @@ def test_onednn_runs_report_layouts_and_stay_in_the_groupings():
         for row in (run.gradient[0], run.transposed_first[0]):
             assert all(v in s.values() for v, s in zip(row, sums, strict=True)), row
     assert runs[(True, "AVX2")].sgemm_layouts[-1] == "ba"
+    # the log's shapes: the puzzle's products first and last, and on x86 with
+    # the custom operations on the longer product as one call in between
+    for run in runs.values():
+        assert len(run.sgemm_shapes) == len(run.sgemm_layouts)
+        if run.sgemm_shapes:
+            assert run.sgemm_shapes[0] == run.sgemm_shapes[-1] == "5x3:3x3", run.sgemm_shapes
+    if platform.machine() in ("x86_64", "AMD64"):
+        assert "64x300:300x300" in runs[(True, "AVX2")].sgemm_shapes
     operands = runs[(True, "AVX2")].sgemm_operands
     assert len(operands) == len(runs[(True, "AVX2")].sgemm_layouts)
     assert operands[-1].split() == [

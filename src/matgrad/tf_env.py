@@ -9,7 +9,8 @@ returns the array; :func:`onednn_seed_gradient` does it with oneDNN's
 custom operations on or off and also reports, from oneDNN's verbose log, the
 highest instruction set oneDNN allows itself and how each of its sgemm calls
 received its second operand; :func:`onednn_runs` runs several settings side
-by side and :func:`runs_table` shows them, in both editions;
+by side, :func:`runs_table` shows them, in both editions, and
+:func:`setting_name` names a setting as the table does;
 :func:`onednn_decision` asks TensorFlow's switch (``IsMklEnabled``) in a
 process started with the variable as given, before and after the variable
 changes; :func:`onednn_in_build` reports whether the installed TensorFlow
@@ -36,6 +37,8 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
+
+from .examples import SEED_B, SEED_T
 
 #: The environment variable that makes this module answer as a TensorFlow
 #: built without oneDNN would (for the tests of the pages' branch for such builds).
@@ -198,10 +201,18 @@ class OneDNNRun(NamedTuple):
     sgemm_operands: tuple[str, ...] = ()
     #: ``G @ B.T`` for :func:`long_operands`, with ``transpose_b=True``
     long_product: np.ndarray = np.zeros((0, 0), np.float32)
+    #: the problem of each oneDNN sgemm call, in order, as the verbose log
+    #: writes it: "MxK:KxN", e.g. "5x3:3x3" for the puzzle's products
+    sgemm_shapes: tuple[str, ...] = ()
 
 
 _WEIGHTS = re.compile(r"wei_f32::blocked:([a-z]+):")
 _OPERANDS = re.compile(r"src_f32::[^ ,]+ wei_f32::[^ ,]+ dst_f32::[^ ,]+")
+#: the problem's shape, the field before the last (the time) of an sgemm line
+_SHAPE = re.compile(r",(\d+x\d+:\d+x\d+),[^,]*$")
+#: how the verbose log writes the shape of the puzzle's products, G Bᵀ and
+#: T B: "MxK:KxN" for an M × K times a K × N matrix, here "5x3:3x3"
+PUZZLE_SGEMM_SHAPE = "{0}x{1}:{1}x{2}".format(*SEED_T.shape, SEED_B.shape[0])
 
 
 def onednn_seed_gradient(
@@ -241,6 +252,7 @@ def onednn_seed_gradient(
     sgemm = [line for line in log if ",exec," in line and ",gemm_api," in line]
     layouts = tuple(m.group(1) for line in sgemm for m in [_WEIGHTS.search(line)] if m)
     operands = tuple(m.group(0) for line in sgemm for m in [_OPERANDS.search(line)] if m)
+    shapes = tuple(m.group(1) for line in sgemm for m in [_SHAPE.search(line)] if m)
     transposed_first, gradient = _arrays(lines)
     # the longer product travels as its float32 bytes (parsing its numbers as
     # JSON would cost the page a tenth of a second per setting)
@@ -249,12 +261,22 @@ def onednn_seed_gradient(
     shape = (G_long.shape[0], B_long.shape[0])
     long_product = np.frombuffer(long_bytes, dtype=np.float32).reshape(shape)
     return OneDNNRun(
-        gradient, isa, transposed_first, layouts, _switch(lines), operands, long_product
+        gradient, isa, transposed_first, layouts, _switch(lines), operands, long_product, shapes
     )
 
 
 #: The settings of :func:`onednn_runs`: (custom operations on, ``ONEDNN_MAX_CPU_ISA``).
 SETTINGS = ((False, None), (False, "AVX2"), (True, None), (True, "AVX2"))
+
+
+def setting_name(custom_ops: bool, max_cpu_isa: str | None) -> str:
+    """A setting as the oneDNN appendix writes it: ``(TF_ENABLE_ONEDNN_OPTS, cap)``.
+
+    The cap is ``max_cpu_isa``, else the ``ONEDNN_MAX_CPU_ISA`` of this
+    environment (which the children inherit), else "—" for none.
+    """
+    cap = max_cpu_isa or os.environ.get("ONEDNN_MAX_CPU_ISA") or "—"
+    return f"({1 if custom_ops else 0}, {cap})"
 
 
 def onednn_runs(
@@ -296,27 +318,33 @@ def runs_table(runs: dict, sums) -> None:
     for the gradient and one for the product with Bᵀ written out first. Each
     line gives how that product's sgemm received Bᵀ, read from oneDNN's log
     (the gradient's backward product is the last sgemm call, the written-out
-    product the first; "no sgemm call" when the log has none, as in Arm
-    builds), row 0 of the product, and the columns of the groupings table
-    that match it: the three groupings and the correctly rounded sum
-    (``sums``: one :func:`matgrad.floats.three_term_sums` per entry of the
-    row). The first line of a setting also gives the instruction set oneDNN
-    allows itself and how many entries of its longer product
-    (:func:`long_operands`) differ from those of the first setting.
+    product the first; both must have the puzzle's shape,
+    :data:`PUZZLE_SGEMM_SHAPE`, else ValueError; "no sgemm call" when the log
+    has none, as in Arm builds), row 0 of the product, and the columns of the
+    groupings table that match it: the three groupings and the correctly
+    rounded sum (``sums``: one :func:`matgrad.floats.three_term_sums` per
+    entry of the row). The first line of a setting also gives the
+    instruction set oneDNN allows itself.
     """
     from .floats import GROUPING_NAMES, groupings_consistent_with
     from .tables import markdown_table
 
     rows, words = [], dict(_PRODUCTS)
-    first = next(iter(runs.values()), None)
     for (ops, isa), run in runs.items():
         if not isinstance(run, OneDNNRun):
             raise TypeError(f"runs must map settings to OneDNNRun, got {type(run).__name__}")
-        differ = str(np.count_nonzero(run.long_product != first.long_product))
-        cap = isa or os.environ.get("ONEDNN_MAX_CPU_ISA") or "—"
-        setting = f"({1 if ops else 0}, {cap})"
+        setting = setting_name(ops, isa)
         known = "—" if run.isa == "unknown" else f"`{run.isa}`"
         layouts = run.sgemm_layouts
+        if len(layouts) >= 2:
+            # the layouts are attributed by call order: the first and last
+            # calls must be the puzzle's products, not blocks of a longer one
+            ends = (run.sgemm_shapes[:1], run.sgemm_shapes[-1:])
+            if len(run.sgemm_shapes) != len(layouts) or ends != ((PUZZLE_SGEMM_SHAPE,),) * 2:
+                raise ValueError(
+                    f"{setting}: the first and last sgemm calls are not the puzzle's "
+                    f"{PUZZLE_SGEMM_SHAPE} products: {run.sgemm_shapes}"
+                )
         for k, (row, product) in enumerate(
             ((run.gradient[0], _PRODUCTS[0][0]), (run.transposed_first[0], _PRODUCTS[1][0]))
         ):
@@ -339,7 +367,6 @@ def runs_table(runs: dict, sums) -> None:
                     layout[0],
                     " ".join(map(str, row)),
                     en,
-                    differ if k == 0 else "",
                 ]
             )
     markdown_table(
@@ -350,7 +377,6 @@ def runs_table(runs: dict, sums) -> None:
             "sgemm gets Bᵀ as",
             "row 0 of the product",
             "first table's columns that match it",
-            "longer product: entries unlike the first setting's",
         ],
         rows,
         zh_header=[
@@ -360,7 +386,6 @@ def runs_table(runs: dict, sums) -> None:
             "sgemm 收到的 Bᵀ",
             "乘积的第 0 行",
             "与之相同的第一张表的列",
-            "较长乘积中与第一种设置不同的元素数",
         ],
         zh_words=words,
     )
