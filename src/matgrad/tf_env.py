@@ -308,7 +308,7 @@ _LAYOUT_WORDS = {
 #: which the log shows as ``ab``
 _EIGEN_BLOCKS = ("`ab` (Eigen's packed blocks)", "`ab`（Eigen 的打包块）")
 #: the two products each child computes, in the order its sgemm calls log them
-_PRODUCTS = (("gradient", "梯度"), ("Bᵀ written out first", "先写出 Bᵀ"))
+_PRODUCTS = (("gradient", "梯度"), ("Bᵀ written out first", "先构造 Bᵀ"))
 
 
 def runs_table(runs: dict, sums) -> None:
@@ -353,7 +353,7 @@ def runs_table(runs: dict, sums) -> None:
             words[en] = "；".join(GROUPING_NAMES[i][1] for i in keys) or "都不是"
             last = (layouts[-1] if k == 0 else layouts[0]) if len(layouts) >= 2 else None
             if last is None:
-                layout = ("no sgemm call", "无 sgemm 调用")
+                layout = ("no sgemm call", "无 SGEMM 调用")
             elif ops:
                 layout = _LAYOUT_WORDS.get(last, (f"`{last}`", f"`{last}`"))
             else:
@@ -383,9 +383,9 @@ def runs_table(runs: dict, sums) -> None:
             "设置",
             "oneDNN 允许自己使用的最高指令集",
             "乘积",
-            "sgemm 收到的 Bᵀ",
+            "SGEMM 收到的 Bᵀ",
             "乘积的第 0 行",
-            "与之相同的第一张表的列",
+            "第一张表中与之相符的列",
         ],
         zh_words=words,
     )
