@@ -198,6 +198,11 @@ def main(argv: list[str] | None = None) -> int:
                 check_validity=False,
                 overwrite=True,
             )
+            # A page that reads the book runs again when another page changes,
+            # its own source unchanged; Sphinx re-reads only pages whose
+            # source is newer than its last read, and would keep showing the
+            # old outputs. The new modification time makes it re-read them.
+            os.utime(path)
             print(f"  {name}: {seconds:.1f} s", flush=True)
     print(f"executed in {time.perf_counter() - start:.1f} s", flush=True)
     for name, error in failed:
