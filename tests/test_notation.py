@@ -118,9 +118,8 @@ def test_every_linked_row_names_symbols_of_its_section(book, sections):
     """A row's {ref} targets exist, and each symbol of its first cell occurs
     in the mathematics of each section it links to."""
     start = book[NOTATION].index("(notation-indices)=")
-    end = book[NOTATION].index("(notation-shape-order)=")  # after the three tables
-    wrong = []
-    for line in book[NOTATION][start:end].splitlines():
+    wrong = []  # the page-specific table is the page's last section
+    for line in book[NOTATION][start:].splitlines():
         if not line.startswith("| $"):
             continue
         for target in re.findall(r"\{ref\}`(?:[^`<]*<)?([\w-]+)>?`", line):
