@@ -24,12 +24,15 @@ the book's MyST-NB renderer, _ext/cell_outputs.py.)
   a GitHub link whose text is its address to "owner/repo", which hides the
   file or issue it points to. ``matgrad_zh`` (Chinese) is ``matgrad`` with the
   book's own words in Chinese (``note_zh`` and ``howpublished_zh`` of
-  appendix/references.bib, which every note and howpublished has), no "and"
-  between authors, "第 N 版" for an edition (the .bib writes it as a word,
-  "Third"), "访问于" for the date a link was visited, no "URL:" before a
-  link, and "载于 …… 编，……第 N 卷，第 a–b 页" for a chapter of a book or a
-  paper in proceedings. Titles, authors, publishers and links stay as published (the titles
-  are braced in the .bib, so that no style changes their case).
+  appendix/references.bib, which every note and howpublished has, and
+  ``title_zh``, the Chinese of a title that is the book's own description, as
+  of a source file; in these, `...` is code: an error message or a label
+  quoted verbatim), no "and" between authors, "第 N 版" for an edition (the
+  .bib writes it as a word, "Third"), "访问于" for the date a link was
+  visited, no "URL:" before a link, and "载于 …… 编，……第 N 卷，第 a–b 页"
+  for a chapter of a book or a paper in proceedings. Published titles,
+  authors, publishers and links stay as published (the titles are braced in
+  the .bib, so that no style changes their case).
 """
 
 from __future__ import annotations
@@ -109,21 +112,30 @@ def _chinese_collections():
     """A chapter of a book and a paper in proceedings, in Chinese: "载于
     <editors> 编，<book>，<series> 第 N 卷，第 a–b 页" where unsrt writes "In
     <editors>, editors, <book>, volume N of <series>, pages a–b"."""
+    from pybtex.richtext import Protected
     from pybtex.style.formatting import toplevel
     from pybtex.style.formatting.unsrt import date, pages
     from pybtex.style.template import (
+        _format_list,
         field,
         first_of,
         join,
+        node,
         optional,
         optional_field,
         sentence,
         words,
     )
 
+    @node
+    def kept(children, data):
+        """Its text as it is: Protected, which _full_width_separators leaves alone."""
+        return Protected(*_format_list(children, data))
+
     class Collections:
         def format_editor(self, e, as_sentence=True):
-            editors = join[self.format_names("editor", as_sentence=False), " 编"]
+            # the names keep their ", " (as the authors' do): see _full_width_separators
+            editors = join[kept[self.format_names("editor", as_sentence=False)], " 编"]
             return sentence[editors] if as_sentence else editors
 
         def format_volume_and_series(self, e, as_sentence=True):
@@ -211,9 +223,15 @@ def _chinese_style():
                             f"but no {name}_zh, its Chinese for the Chinese edition"
                         )
                     fields[name] = chinese
+            if fields.get("title_zh"):
+                fields["title"] = fields["title_zh"]
+            if fields.get("address"):
+                # one place ("Cambridge, MA"): braced, it keeps its ", "
+                fields["address"] = "{" + fields["address"] + "}"
             chinese_entry = Entry(entry.type, fields=fields, persons=entry.persons)
             chinese_entry.key = entry.key
             formatted = super().format_entry(label, chinese_entry, bib_data)
+            _code_spans(formatted.text)
             _full_width_separators(formatted.text)
             return formatted
 
@@ -238,15 +256,18 @@ def _full_width_separators(text) -> None:
     contains Chinese, and in a Chinese entry's sentence of publisher, place
     and year (or of the year alone), those separators become "，" and "。" (no space after it); a
     comma inside brackets (code in a note) and every other sentence without
-    Chinese (names, titles, links) stay as they are. Changes the rich text
-    in place."""
+    Chinese (names, titles, links) stay as they are, and so does all
+    Protected text (a braced field: a title, an address such as "Cambridge,
+    MA"; a list of editors, whose names are separated by ", " like the
+    authors') and code. Changes the rich text in place."""
     from pybtex.richtext import String
 
     leaves = _leaves(text)
-    whole = "".join(_shown(part) for _, _, part in leaves)
-    out = _full_width(whole)
+    whole = "".join(_shown(part) for _, _, part, _ in leaves)
+    kept = [keep for _, _, part, keep in leaves for _ in _shown(part)]
+    out = _full_width(whole, kept)
     i = 0
-    for parent, index, part in leaves:
+    for parent, index, part, _ in leaves:
         n = len(_shown(part))
         new = "".join(out[i : i + n])
         if isinstance(part, String):
@@ -256,16 +277,38 @@ def _full_width_separators(text) -> None:
         i += n
 
 
-def _leaves(node) -> list:
-    """(parent, index in parent.parts, part) of each string and symbol of rich text."""
-    from pybtex.richtext import String, Symbol
+def _code_spans(text) -> None:
+    """Each `...` of the Chinese fields (an error message or a label, quoted
+    verbatim) becomes code, as on the pages (a ``tt`` tag: <code>). Changes
+    the rich text in place."""
+    from pybtex.richtext import String, Tag, Text
 
+    for parent, index, part, _ in _leaves(text):
+        if isinstance(part, String) and "`" in part.value:
+            pieces = part.value.split("`")
+            if len(pieces) % 2 == 0:
+                raise ValueError(f"appendix/references.bib: an unpaired ` in {part.value!r}")
+            parent.parts[index] = Text(
+                *(Tag("tt", piece) if odd else piece for odd, piece in _alternate(pieces) if piece)
+            )
+
+
+def _alternate(pieces):
+    return ((i % 2 == 1, piece) for i, piece in enumerate(pieces))
+
+
+def _leaves(node, kept: bool = False) -> list:
+    """(parent, index in parent.parts, part, inside Protected text) of each
+    string and symbol of rich text."""
+    from pybtex.richtext import Protected, String, Symbol
+
+    kept = kept or isinstance(node, Protected) or getattr(node, "name", None) == "tt"
     found = []
     for index, part in enumerate(getattr(node, "parts", ())):
         if isinstance(part, (String, Symbol)):
-            found.append((node, index, part))
+            found.append((node, index, part, kept))
         else:
-            found += _leaves(part)
+            found += _leaves(part, kept)
     return found
 
 
@@ -277,9 +320,11 @@ def _shown(part) -> str:
     return " " if part.name == "newblock" else "\u00a0"  # nbsp, dashes: no separator
 
 
-def _full_width(whole: str) -> list[str]:
-    """What each character of ``whole`` becomes (see _full_width_separators)."""
+def _full_width(whole: str, kept: list[bool] | None = None) -> list[str]:
+    """What each character of ``whole`` becomes (see _full_width_separators);
+    ``kept``: the characters of Protected text, which stay as they are."""
     out = list(whole)
+    kept = kept or [False] * len(whole)
     chinese_entry = bool(_CJK.search(whole))
     start = 0
     for end in [*_SENTENCE_END.finditer(whole), None]:
@@ -287,8 +332,8 @@ def _full_width(whole: str) -> list[str]:
         sentence = whole[start:stop]
         imprint = chinese_entry and _PUBLISHER_YEAR.fullmatch(sentence)
         if _CJK.search(sentence) or imprint:
-            _full_width_commas(whole, out, start, stop)
-            if end and whole[end.start()] == ".":
+            _full_width_commas(whole, out, start, stop, kept)
+            if end and whole[end.start()] == "." and not kept[end.start()]:
                 out[end.start()] = "。"
                 if end.end() > end.start() + 1:
                     out[end.start() + 1] = ""
@@ -298,12 +343,12 @@ def _full_width(whole: str) -> list[str]:
     return out
 
 
-def _full_width_commas(whole: str, out: list[str], start: int, stop: int) -> None:
+def _full_width_commas(whole: str, out: list[str], start: int, stop: int, kept: list[bool]) -> None:
     depth = 0  # inside brackets: code in a note
     for i in range(start, stop):
         depth += whole[i] in "([（［"
         depth -= whole[i] in ")]）］"
-        if whole[i : i + 2] == ", " and depth == 0:
+        if whole[i : i + 2] == ", " and depth == 0 and not kept[i]:
             out[i], out[i + 1] = "，", ""
 
 

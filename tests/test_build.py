@@ -371,9 +371,7 @@ def test_chinese_references_use_full_width_separators_where_the_entry_is_chinese
     assert full("Title. 会议论文集，第 308–318 页. ACM, 2016. doi:1") == (
         "Title. 会议论文集，第 308–318 页。ACM，2016。doi:1"
     )
-    assert full("C. H. Bischof, H. M. Bücker 编. Springer, Berlin, 2008.") == (
-        "C. H. Bischof，H. M. Bücker 编。Springer，Berlin，2008。"
-    )
+    assert full("载于 A Book. Springer, Berlin, 2008.") == "载于 A Book。Springer，Berlin，2008。"
     assert full("Title. 载于 ICLR (ICLR 2022). 2022. arXiv:2110.05679.") == (
         "Title. 载于 ICLR (ICLR 2022)。2022。arXiv:2110.05679."
     )
@@ -381,6 +379,60 @@ def test_chinese_references_use_full_width_separators_where_the_entry_is_chinese
     assert full(english) == english
     note = "Title, with a comma. 文档 (a, b), 2026."
     assert full(note) == "Title, with a comma. 文档 (a, b)，2026。"
+    # Protected text keeps its ", ": an address, the list of editors
+    kept = "MIT Press, Cambridge, MA, 第 4 版, 2022."
+    mask = [False] * len(kept)
+    mask[11:24] = [True] * 13  # "Cambridge, MA"
+    assert "".join(book_zh._full_width(kept, mask)) == "MIT Press，Cambridge, MA，第 4 版，2022。"
+
+
+def test_chinese_references_keep_editors_and_places_and_take_chinese_titles_and_code(monkeypatch):
+    """The Chinese style on whole entries: the editors' names and a place
+    such as "Cambridge, MA" keep their ", "; title_zh replaces a title; `...`
+    in a Chinese field is code (<tt>, <code> on the page)."""
+    from pybtex.database import Entry, Person
+
+    monkeypatch.syspath_prepend(str(ROOT / "_ext"))
+    monkeypatch.syspath_prepend(str(ROOT))
+    style = _ext("book_zh")._chinese_style()()
+
+    def render(entry, backend="text"):
+        entry.key = "key"
+        return style.format_entry("P1", entry).text.render_as(backend)
+
+    chapter = Entry(
+        "incollection",
+        fields={
+            "title": "{A Chapter}",
+            "booktitle": "{A Book}",
+            "pages": "35--44",
+            "publisher": "MIT Press",
+            "address": "Cambridge, MA",
+            "year": "2008",
+        },
+        persons={
+            "author": [Person("Giles, Mike B.")],
+            "editor": [Person("Bischof, Christian H."), Person("Bücker, H. Martin")],
+        },
+    )
+    assert render(chapter) == (
+        "Mike B. Giles. A Chapter. 载于 Christian H. Bischof, H. Martin Bücker 编，"
+        "A Book，第 35–44 页。MIT Press，Cambridge, MA，2008。"
+    )
+    source = Entry(
+        "misc",
+        fields={
+            "title": "{a.py: the English description}",
+            "title_zh": "{a.py：中文说明}",
+            "howpublished": "Source code",
+            "howpublished_zh": "源代码",
+            "note": 'Raises "an error, quoted"',
+            "note_zh": "报错：`an error, quoted`（一个错误）",
+            "year": "2026",
+        },
+    )
+    assert render(source) == "a.py：中文说明。源代码，2026。报错：an error, quoted（一个错误）。"
+    assert "报错：<tt>an error, quoted</tt>（一个错误）。" in render(source, "html")
 
 
 # ---- Sphinx started while the pages run (_ext/wait_for_pages.py) -----------

@@ -263,8 +263,10 @@ ALLOWED_WORDS = {
     "pfor",
     "while",
     "Variable",
-    # a library's name, as its authors write it
+    # a library's or a platform's name, as its authors write it
     "Opacus",
+    "Revolve",
+    "ROCm",
     # people's names, and API words the newer pages use as names
     "Cholesky",
     "Hermite",
@@ -388,7 +390,7 @@ def _published_words(bib: Path) -> list[str]:
         ):
             if field in entry.fields:
                 value = re.sub(r"[{}\\]", "", entry.fields[field])
-                # the Chinese style writes "Cambridge, MA" as "Cambridge，MA"
+                # "Cambridge, MA", and its parts
                 kept += [value, *value.split(", ")] if field == "address" else [value]
         for person in entry.persons.get("author", []) + entry.persons.get("editor", []):
             kept.extend(
