@@ -105,7 +105,31 @@ def _english_style():
             shown = field("url", raw=True, apply_func=_shown_address)
             return words["URL:", href(url)[shown]]
 
+        def format_entry(self, label, entry, bib_data=None):
+            formatted = super().format_entry(label, entry, bib_data)
+            _link_addresses(formatted.text)
+            return formatted
+
     return EnglishStyle
+
+
+# An address in a note: up to a space or a separator ("; ", "；"); not its sentence's final ".".
+_ADDRESS = re.compile(r"https?://[^\s;,；，（）()]+?(?=\.?(?:[\s;,；，（）()]|$))")
+
+
+def _link_addresses(text) -> None:
+    """Each address written in a note (a second wheel, a licence) becomes a
+    link shown as its address, as the url field is. Changes the rich text in place."""
+    from pybtex.richtext import HRef, String, Text
+
+    for parent, index, part, _ in _leaves(text):
+        linkable = isinstance(part, String) and not isinstance(parent, HRef)
+        if linkable and _ADDRESS.search(part.value):
+            pieces, at = [], 0
+            for match in _ADDRESS.finditer(part.value):
+                pieces += [part.value[at : match.start()], HRef(match[0], _shown_address(match[0]))]
+                at = match.end()
+            parent.parts[index] = Text(*(piece for piece in [*pieces, part.value[at:]] if piece))
 
 
 def _chinese_collections():
