@@ -125,9 +125,21 @@ def test_numeric_hessian_of_a_quadratic_is_exact(n, m, seed):
     A = rng.standard_normal((n * m, n * m))
     b = rng.standard_normal(n * m)
     f = lambda w: 0.5 * w.ravel() @ A @ w.ravel() + b @ w.ravel()
-    H = numeric_hessian(f, rng.standard_normal((n, m)))
+    x = rng.standard_normal((n, m))
+    H = numeric_hessian(f, x)
     assert H.shape == (n, m, n, m)
-    np.testing.assert_allclose(H.reshape(n * m, n * m), (A + A.T) / 2, atol=1e-7)
+    # Exact up to rounding: each of the four values of f in an entry's second
+    # difference is off by at most gamma_k T (k operations, T the sum of the
+    # terms' sizes at the shifted points), and the difference is divided by
+    # 4 h_i h_j (h as numeric_hessian chooses it).
+    u = np.finfo(float).eps / 2
+    h = np.finfo(float).eps ** 0.25 * np.maximum(1.0, np.abs(x.ravel()))
+    w = np.abs(x.ravel()) + h
+    T = 0.5 * w @ np.abs(A) @ w + np.abs(b) @ w
+    k = (n * m) ** 2 + 3 * n * m + 2
+    gamma = k * u / (1 - k * u)
+    atol = 4 * gamma * T / (4 * h.min() ** 2)
+    np.testing.assert_allclose(H.reshape(n * m, n * m), (A + A.T) / 2, rtol=0, atol=atol)
 
 
 def test_numeric_hessian_is_symmetric_and_matches_a_known_hessian():
