@@ -8,6 +8,9 @@ rows equal to ``EXPECTED_SEED_GRAD_ROW``.  ``SMALL_A`` and ``SMALL_B`` are the 2
 The ``EXPECTED_*`` values are what the askers *printed*; they are
 expectations that the book and the tests check against freshly computed
 results, never results themselves.
+
+These values come from Stack Overflow questions 64856893 and 52622343 and stay
+under CC BY-SA 4.0, not under the MIT licence of the code (LICENSE, LICENSE-TEXT).
 """
 
 import numpy as np
