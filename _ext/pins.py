@@ -35,6 +35,11 @@ PATCHES = {
         {"sphinx": "7.4.7", "docutils": "0.21.2"},
         "docs/upstream/sphinx-msgstr-document.md",
     ),
+    "translated_citations": Patch(
+        "sphinxcontrib-bibtex's cite domain data (citation_refs) after a page is read",
+        {"sphinxcontrib-bibtex": "2.7.0", "sphinx": "7.4.7"},
+        "docs/upstream/sphinxcontrib-bibtex-translated-backrefs.md",
+    ),
     "editions": Patch(
         "myst_nb.ext.glue's retrieve_glue_data (in utils, roles and directives)",
         {"myst-nb": "1.4.0"},

@@ -122,6 +122,38 @@ def test_translated_nodes_forget_their_messages_document():
     assert forget(page) == 0
 
 
+def test_translated_citations_keep_one_record_per_citation():
+    # A page cites "a" (id3) and "a,b" (id4); a translated paragraph recorded
+    # them again under its own ids, one of which (id1) is the page's heading.
+    from docutils import nodes
+    from docutils.frontend import get_default_settings
+    from docutils.parsers.rst import Parser
+    from docutils.utils import new_document
+    from sphinx.addnodes import pending_xref
+    from sphinxcontrib.bibtex.citation_target import parse_citation_targets
+    from sphinxcontrib.bibtex.roles import CitationRef
+
+    page = new_document("page", get_default_settings(Parser))
+    page += nodes.section(ids=["id1"])
+    for ref_id, target in (("id3", "a"), ("id4", "a,b")):
+        page += pending_xref(ids=[ref_id], refdomain="cite", reftarget=target)
+    for node in page.findall(nodes.Element):
+        for ref_id in node.get("ids", []):
+            page.ids[ref_id] = node
+
+    def record(ref_id, target, docname="page"):
+        return CitationRef(ref_id, docname, 1, list(parse_citation_targets(target)))
+
+    live = [record("id3", "a"), record("id4", "a,b")]
+    other_page = record("id1", "c", "other")
+    stale = [record("id1", "a"), record("id3", "b"), record("id4", "a,b")]
+    refs = [*live, other_page, *stale]
+    keep = _ext("translated_citations").keep_page_citations
+    assert keep(refs, "page", page) == 3
+    assert refs == [*live, other_page]
+    assert keep(refs, "page", page) == 0
+
+
 def test_built_doctrees_hold_no_other_document(built_site):
     # What the extension is for: the Chinese doctrees carried each message's
     # own document, and reading them back was most of the Chinese build.

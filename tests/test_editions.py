@@ -4,7 +4,8 @@ For every page, the Chinese page is compared with the English one as built:
 the same display formulas (the same TeX outside ``\\text{...}``, none empty or
 reduced to ``::``), the same inline formulas, the same code cells with the
 same kinds of output, figures, tables of the same shape, admonitions and
-dropdowns, exercises and solutions, and links to the same targets. The first
+dropdowns, exercises and solutions, links to the same targets, and as many
+back-links from each bibliography entry, each to a citation on the page. The first
 difference fails the test, naming the page and the element.
 
 A translation can only change words: a catalog entry that turns a formula
@@ -73,7 +74,20 @@ def structure(page) -> dict[str, object]:
         "exercises": [e.get("id") for e in main.select("div.exercise")],
         "solutions": [s.get("id") for s in main.select("div.solution")],
         "links": Counter(a.get("href") for a in main.select("a.reference.internal")),
+        "back-links": [back_links(c, main) for c in main.select("div.citation")],
     }
+
+
+def back_links(entry, main) -> int:
+    """How many back-links a bibliography entry has; each must lead to a
+    citation on the page (a translation once gave each entry three)."""
+    targets = [a["href"].removeprefix("#") for a in entry.select('a[role="doc-backlink"]')]
+    for target in targets:
+        cited = main.find(id=target)
+        assert cited is not None and "bibtex-citation" in cited.get("class", []), (
+            f"the back-link #{target} of {entry.get('id')} leads to {cited and cited.name}"
+        )
+    return len(targets)
 
 
 @pytest.mark.parametrize("page", toc_pages(), ids=str)
