@@ -269,8 +269,9 @@ _SENTENCE_END = re.compile(r"(?<!\b[A-Z])[.?!](?: |$)")
 # A sentence of publisher, place and year alone ("Springer, Berlin, 2008"): in
 # an entry that has Chinese, its separators are the entry's, full width.
 _NAME = r"[A-Z][\w&.-]*(?: [\w&.-]+)*"
-# "ACM, 2016", "Springer, Berlin, 2008", or the year alone (proceedings with no publisher).
-_PUBLISHER_YEAR = re.compile(rf"(?:{_NAME}(?:, {_NAME})*, )?\d{{4}}")
+# "ACM, 2016", "Springer, Berlin, 2008", or the year alone (proceedings with no publisher);
+# and a sentence of a locator alone ("ISBN …", "doi:…", "arXiv:…"), whose "." becomes "。".
+_PUBLISHER_YEAR = re.compile(rf"(?:{_NAME}(?:, {_NAME})*, )?\d{{4}}|(?:ISBN |doi:|arXiv:)\S+")
 
 
 def _full_width_separators(text) -> None:

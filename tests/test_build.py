@@ -405,7 +405,7 @@ def test_chinese_references_use_full_width_separators_where_the_entry_is_chinese
     )
     assert full("载于 A Book. Springer, Berlin, 2008.") == "载于 A Book。Springer，Berlin，2008。"
     assert full("Title. 载于 ICLR (ICLR 2022). 2022. arXiv:2110.05679.") == (
-        "Title. 载于 ICLR (ICLR 2022)。2022。arXiv:2110.05679."
+        "Title. 载于 ICLR (ICLR 2022)。2022。arXiv:2110.05679。"
     )
     english = "C. H. Bischof, H. M. Bücker. A title, with a comma. Springer, Berlin, 2008."
     assert full(english) == english
