@@ -44,7 +44,7 @@ from jupyter_cache.cache.main import CacheBundleIn
 from jupyter_cache.executors.utils import single_nb_execution
 from myst_nb.core.read import read_myst_markdown_notebook
 
-from bookbuild.pages import BUILD, ROOT, book_pages, toc_pages  # noqa: F401 (the tests' helper)
+from bookbuild.pages import BUILD, ROOT, book_pages, stamp, toc_pages  # noqa: F401 (the tests' helper)
 
 CACHE = BUILD / ".jupyter_cache"
 # Started first: the pages that took longest on a two-core machine (a cold
@@ -199,10 +199,10 @@ def main(argv: list[str] | None = None) -> int:
                 overwrite=True,
             )
             # A page that reads the book runs again when another page changes,
-            # its own source unchanged; Sphinx re-reads only pages whose
-            # source is newer than its last read, and would keep showing the
-            # old outputs. The new modification time makes it re-read them.
-            os.utime(path)
+            # its own source unchanged: its stamp tells Sphinx to read it again.
+            touched = stamp(name)
+            touched.parent.mkdir(parents=True, exist_ok=True)
+            touched.touch()
             print(f"  {name}: {seconds:.1f} s", flush=True)
     print(f"executed in {time.perf_counter() - start:.1f} s", flush=True)
     for name, error in failed:

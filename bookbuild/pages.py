@@ -15,6 +15,15 @@ ROOT = Path(__file__).resolve().parents[1]
 BUILD = Path(os.environ.get("MATGRAD_BUILD_DIR") or ROOT / "_build")
 # The translations' folders of the site (the table: bookbuild/editions.py).
 TRANSLATIONS = editions.TRANSLATIONS
+# Each page's stamp, touched whenever the page runs (bookbuild/execute_pages.py):
+# a page that runs again because another page changed keeps its source, and
+# each edition reads it again because its stamp is newer (_ext/reread_executed.py).
+STAMPS = BUILD / "executed"
+
+
+def stamp(page: Path) -> Path:
+    """The stamp of ``page`` (a path relative to the repository root)."""
+    return STAMPS / Path(page).with_suffix(".stamp")
 
 
 def _yaml(name: str):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import yaml
 
 from conftest import ROOT, build_helper, toc_pages
@@ -152,6 +154,28 @@ def test_translated_citations_keep_one_record_per_citation():
     assert keep(refs, "page", page) == 3
     assert refs == [*live, other_page]
     assert keep(refs, "page", page) == 0
+
+
+def test_a_page_that_ran_again_depends_on_its_stamp(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from bookbuild import pages
+
+    monkeypatch.setattr(pages, "STAMPS", tmp_path)
+    reread = _ext("reread_executed")
+    noted = []
+    env = SimpleNamespace(
+        doc2path=lambda docname, base: f"{docname}.md", note_dependency=noted.append
+    )
+    app = SimpleNamespace(env=env)
+    stamp = pages.stamp(Path("appendix/tolerances.md"))
+    assert stamp == tmp_path / "appendix" / "tolerances.stamp"
+    reread.note_stamp(app, "appendix/tolerances", [""])
+    # a page that has not run yet gets an old stamp, so that its first run is newer
+    assert noted == [str(stamp)] and stamp.stat().st_mtime == 0
+    stamp.touch()  # the page runs
+    reread.note_stamp(app, "appendix/tolerances", [""])
+    assert noted == [str(stamp)] * 2 and stamp.stat().st_mtime > 0
 
 
 def test_built_doctrees_hold_no_other_document(built_site):
