@@ -244,23 +244,37 @@ def test_groupings_table_shows_both_editions(shown):
 
 
 def test_runs_table_names_settings_and_groupings(shown):
-    from matgrad.tf_env import OneDNNRun, runs_table
+    from matgrad.tf_env import OneDNNRun, Setting, runs_table
 
     sums = [three_term_sums(*row) for row in examples.SEED_B]
     lr = np.tile([s["(b0 + b1) + b2"] for s in sums], (5, 1))
     ends = np.tile([s["(b0 + b2) + b1"] for s in sums], (5, 1))
     puzzle, block = "5x3:3x3", "16x300:300x60"
+    products = ("transposed first", "longer", "gradient", "gradient")
     runs = {
         (False, None): OneDNNRun(
-            lr, "Intel AVX2", lr, ("ab", "ab", "ab"), sgemm_shapes=(puzzle, block, puzzle)
+            lr,
+            "Intel AVX2",
+            lr,
+            ("ab",) * 4,
+            sgemm_shapes=(puzzle, block, puzzle, puzzle),
+            sgemm_products=products,
         ),
-        (True, "AVX2"): OneDNNRun(ends, "unknown", lr, ("ab", "ba"), sgemm_shapes=(puzzle,) * 2),
+        Setting(True, "AVX2"): OneDNNRun(
+            ends,
+            "unknown",
+            lr,
+            ("ab", "ba"),
+            sgemm_shapes=(puzzle,) * 2,
+            sgemm_products=("transposed first", "gradient"),
+        ),
+        Setting(False, test_switch=True, intra_op_threads=1): OneDNNRun(lr, "unknown", lr),
     }
-    runs_table(runs, sums)
+    runs_table(runs, sums, xla=lr[0])
     ((data, metadata),) = shown
     english = data["text/markdown"].splitlines()
     chinese = metadata["matgrad"]["zh_CN"]["text/markdown"].splitlines()
-    # two lines per setting: the gradient (last sgemm), then Bᵀ written out (first)
+    # two lines per setting: the gradient, then Bᵀ written out
     assert english[2].startswith("| (0, —) | `Intel AVX2` | gradient | ")
     assert "`ab` (Eigen's packed blocks)" in english[2] and "| left to right |" in english[2]
     assert "`ab`（Eigen 的打包块）" in chinese[2] and "| 梯度 |" in chinese[2]
@@ -269,61 +283,109 @@ def test_runs_table_names_settings_and_groupings(shown):
     assert "| ends first |" in english[4] and "| 先加首尾两项 |" in chinese[4]
     assert "`ba`（带转置标志）" in chinese[4]
     assert "| `ab` (no transpose flag) | " in english[5] and "| left to right |" in english[5]
-    assert len(english) == 6
+    # a setting whose log has no sgemm call, with its name in both editions
+    assert english[6].startswith("| (0, —) + test switch + 1 thread | — | gradient | no sgemm ")
+    assert chinese[6].startswith("| (0, —) + test switch + 1 thread | — | 梯度 | 无 SGEMM 调用 ")
+    assert english[8].startswith("| (0, —) + XLA | — | matmul(G, B, transpose_b=True) | — | ")
+    assert len(english) == 9
     with pytest.raises(TypeError, match="runs must map settings to OneDNNRun"):
         runs_table({(True, None): lr}, sums)
-    # the layouts are attributed by call order only when the first and last
-    # sgemm calls are the puzzle's products
-    for shapes in ((puzzle, block), (block, puzzle), (puzzle,), ()):
-        run = OneDNNRun(lr, "Intel AVX2", lr, ("ab", "ab"), sgemm_shapes=shapes)
-        with pytest.raises(ValueError, match="not the puzzle's 5x3:3x3 products"):
+    # the layout is that of the product's last sgemm call, which must have
+    # the puzzle's shape
+    for shapes in ((puzzle, block), (block, puzzle)):
+        run = OneDNNRun(
+            lr,
+            "Intel AVX2",
+            lr,
+            ("ab", "ab"),
+            sgemm_shapes=shapes,
+            sgemm_products=("transposed first", "gradient"),
+        )
+        with pytest.raises(ValueError, match="is not the puzzle's 5x3:3x3"):
             runs_table({(False, None): run}, sums)
+
+
+def test_settings_are_named_and_checked():
+    from matgrad.tf_env import OneDNNRun, Setting, onednn_runs, onednn_seed_gradient, setting_name
+
+    assert setting_name(*Setting(False)) == "(0, —)"
+    assert setting_name(*Setting(True, "SSE41")) == "(1, SSE41)"
+    assert setting_name(False, None, True, None) == "(0, —) + test switch"
+    assert setting_name(False, intra_op_threads=2) == "(0, —) + 2 threads"
+    assert setting_name(False, None, True, 1) == "(0, —) + test switch + 1 thread"
+    assert Setting(True) == (True, None, False, None)
+    run = OneDNNRun(
+        np.zeros((5, 3)),
+        "x",
+        sgemm_products=("longer", "gradient", "longer"),
+        sgemm_shapes=("",) * 3,
+    )
+    assert run.calls("longer") == [0, 2] and run.calls("long sums") == []
+    with pytest.raises(ValueError, match="product must be one of"):
+        run.calls("Bᵀ")
+    with pytest.raises(ValueError, match=r"a setting is \(custom_ops, max_cpu_isa"):
+        onednn_runs([(True,)])
+    with pytest.raises(ValueError, match=r"a setting is \(custom_ops, max_cpu_isa"):
+        onednn_runs([(True, None, False, None, 1)])
+    with pytest.raises(TypeError, match="custom_ops must be True or False, got 'yes'"):
+        onednn_seed_gradient(custom_ops="yes")
+    with pytest.raises(TypeError, match="test_switch must be True or False, got 0"):
+        onednn_seed_gradient(test_switch=0)
+    with pytest.raises(TypeError, match="intra_op_threads must be an int or None, got True"):
+        onednn_seed_gradient(intra_op_threads=True)
+    with pytest.raises(ValueError, match="intra_op_threads must be at least 1, got 0"):
+        onednn_seed_gradient(intra_op_threads=0)
 
 
 @pytest.mark.tf
 def test_onednn_runs_report_layouts_and_stay_in_the_groupings():
     """Custom operations on: the backward sgemm gets B with the transpose
     flag (ba); off: on x86 builds, Eigen's contraction calls sgemm without
-    it (ab). Which digit comes out is the machine's; the groupings hold."""
+    it (ab). Which digit comes out is the machine's; the groupings hold.
+    With one intra-op thread, route 1 adds each long sum as one partial sum;
+    with the test switch, oneDNN logs no sgemm call. grad_a changes nothing."""
     import platform
 
-    from matgrad.tf_env import onednn_in_build, onednn_runs
+    from matgrad.tf_env import LONG_SUM_TERMS, PRODUCTS, Setting, onednn_in_build, onednn_runs
 
     if not onednn_in_build():
         pytest.skip("this TensorFlow was built without oneDNN")
-    runs = onednn_runs([(False, None), (True, "AVX2")])
+    on, one_thread = Setting(True, "AVX2"), Setting(False, None, False, 1)
+    own = Setting(False, test_switch=True)
+    runs = onednn_runs([(False, None), on, one_thread, own])
     sums = [three_term_sums(*row) for row in examples.SEED_B]
     for run in runs.values():
         for row in (run.gradient[0], run.transposed_first[0]):
             assert all(v in s.values() for v, s in zip(row, sums, strict=True)), row
-    assert runs[(True, "AVX2")].sgemm_layouts[-1] == "ba"
-    # the log's shapes: the puzzle's products first and last, and on x86 with
-    # the custom operations on the longer product as one call in between
-    for run in runs.values():
-        assert len(run.sgemm_shapes) == len(run.sgemm_layouts)
-        if run.sgemm_shapes:
-            assert run.sgemm_shapes[0] == run.sgemm_shapes[-1] == "5x3:3x3", run.sgemm_shapes
+        np.testing.assert_array_equal(run.long_gradient, run.long_product)
+        assert run.long_product.shape == (64, 300) and run.long_sums.shape == (8, 8)
+        n = len(run.sgemm_shapes)
+        assert len(run.sgemm_layouts) == len(run.sgemm_products) == len(run.sgemm_accumulates) == n
+        assert set(run.sgemm_products) <= set(PRODUCTS)
+        # the puzzle's products are the puzzle's shape
+        for product in ("transposed first", "gradient"):
+            assert {run.sgemm_shapes[i] for i in run.calls(product)} <= {"5x3:3x3"}
+    assert runs[on].sgemm_layouts[runs[on].calls("gradient")[-1]] == "ba"
+    assert runs[own].sgemm_shapes == () and runs[own].isa == "unknown"
     if platform.machine() in ("x86_64", "AMD64"):
-        assert "64x300:300x300" in runs[(True, "AVX2")].sgemm_shapes
-    operands = runs[(True, "AVX2")].sgemm_operands
-    assert len(operands) == len(runs[(True, "AVX2")].sgemm_layouts)
+        assert [runs[on].sgemm_shapes[i] for i in runs[on].calls("longer")] == ["64x300:300x300"]
+        calls = runs[one_thread].calls("long sums")
+        assert sum(not runs[one_thread].sgemm_accumulates[i] for i in calls) == 1
+        ks = [int(runs[one_thread].sgemm_shapes[i].split(":")[1].split("x")[0]) for i in calls]
+        assert sum(ks) == LONG_SUM_TERMS
+    operands = runs[on].sgemm_operands
+    assert len(operands) == len(runs[on].sgemm_layouts)
     assert operands[-1].split() == [
         "src_f32::blocked:ab:f0",
         "wei_f32::blocked:ba:f0",
         "dst_f32::blocked:ab:f0",
     ]
     # TensorFlow decided during the import: flipping the variable changes nothing.
-    assert runs[(True, "AVX2")].switch == (True, True)
-    assert runs[(False, None)].switch == (False, False)
-    assert "AVX2" in runs[(True, "AVX2")].isa
+    assert runs[on].switch == (True, True)
+    assert runs[Setting(False)].switch == (False, False)
+    assert "AVX2" in runs[on].isa
     if platform.machine() in ("x86_64", "AMD64"):
-        assert runs[(False, None)].sgemm_layouts[-1] == "ab"
-    with pytest.raises(ValueError, match=r"a setting is \(custom_ops, max_cpu_isa\)"):
-        onednn_runs([(True,)])
-    with pytest.raises(TypeError, match="custom_ops must be True or False"):
-        from matgrad.tf_env import onednn_seed_gradient
-
-        onednn_seed_gradient(custom_ops="yes")
+        assert runs[Setting(False)].sgemm_layouts[-1] == "ab"
 
 
 def test_sum_gap_bound_covers_every_grouping():

@@ -5,12 +5,15 @@ switch ``IsMklEnabled`` (which ``import tensorflow`` makes), and oneDNN reads
 ``ONEDNN_MAX_CPU_ISA`` once, when it first runs.  To show several settings on
 one page, :func:`seed_gradient_in_subprocess` computes the puzzle's
 ``tape.gradient(Y, T)`` in a child Python with the flag set as asked and
-returns the array; :func:`onednn_seed_gradient` does it with oneDNN's
-custom operations on or off and also reports, from oneDNN's verbose log, the
-highest instruction set oneDNN allows itself and how each of its sgemm calls
-received its second operand; :func:`onednn_runs` runs several settings side
-by side, :func:`runs_table` shows them, in both editions, and
-:func:`setting_name` names a setting as the table does;
+returns the array; :func:`onednn_seed_gradient` does it under one
+:class:`Setting` (oneDNN's custom operations on or off, a cap on oneDNN's
+instruction set, TensorFlow's test switch for Eigen's own block product, the
+number of intra-op threads), also computes two longer products, and reports,
+from oneDNN's verbose log, the highest instruction set oneDNN allows itself
+and the shape, layout and product of each of its sgemm calls;
+:func:`onednn_runs` runs several settings side by side, in one wave of
+children, :func:`runs_table` shows them, in both editions, and
+:func:`setting_name` names a setting as the tables do;
 :func:`onednn_decision` asks TensorFlow's switch (``IsMklEnabled``) in a
 process started with the variable as given, before and after the variable
 changes; :func:`onednn_in_build` reports whether the installed TensorFlow
@@ -59,18 +62,20 @@ def _simulating_no_onednn() -> bool:
 # onednn_decision(import_tensorflow=True) imports TensorFlow whole, as a
 # user's program does.
 
-# The products run in this order, so that the gradient's backward product is
-# the child's last sgemm call and Bᵀ written out first its first. Op
-# determinism on: each run repeats itself.
 # Right after the import, before anything asks TensorFlow's switch
 # (IsMklEnabled), the child sets TF_ENABLE_ONEDNN_OPTS to the other value, and
 # only then asks: the answer is the start value only if the import had
 # already decided. It asks a second time to show the answer stays.
+# Its first argument is the number of intra-op threads ("0": TensorFlow's
+# default). Op determinism on: each run repeats itself. Before each product it
+# prints a marker line (flushed, as oneDNN flushes each verbose line), so that
+# every sgemm call of the log is attributed to its product (_PRODUCT_MARK).
 # The first line keeps Keras and JAX out of the child (_WITHOUT_KERAS_AND_JAX).
 _WITHOUT_KERAS_AND_JAX = """
 import sys
 sys.modules["keras"] = sys.modules["jax"] = None
 """
+_PRODUCT_MARK = "matgrad-product:"
 _CHILD = (
     _WITHOUT_KERAS_AND_JAX
     + """
@@ -80,22 +85,38 @@ import os
 import tensorflow as tf
 from tensorflow.python.util import _pywrap_util_port as port
 from matgrad.examples import SEED_T, SEED_B
-from matgrad.tf_env import long_operands
+from matgrad.tf_env import _PRODUCT_MARK as MARK, long_operands, long_sum_operands
 flipped = "0" if os.environ.get("TF_ENABLE_ONEDNN_OPTS") == "1" else "1"
 os.environ["TF_ENABLE_ONEDNN_OPTS"] = flipped
 switch = [bool(port.IsMklEnabled()), bool(port.IsMklEnabled())]
+if sys.argv[1] != "0":
+    tf.config.threading.set_intra_op_parallelism_threads(int(sys.argv[1]))
 tf.config.experimental.enable_op_determinism()
+def product(name):
+    print(MARK + name, flush=True)
 G, B = tf.ones((5, 3)), tf.constant(SEED_B)
+product("transposed first")
 transposed_first = tf.matmul(G, tf.transpose(B))
 G_long, B_long = long_operands()
+product("longer")
 long_product = tf.matmul(G_long, B_long, transpose_b=True)
+product("longer gradient")
+T_long = tf.Variable(tf.zeros((G_long.shape[0], B_long.shape[0])))
+with tf.GradientTape() as tape:
+    Y_long = T_long @ B_long
+long_gradient = tape.gradient(Y_long, T_long, output_gradients=tf.constant(G_long))
+product("long sums")
+long_sums = tf.matmul(*long_sum_operands(), transpose_b=True)
+product("gradient")
 T = tf.Variable(SEED_T)
 with tf.GradientTape() as tape:
     Y = tf.matmul(T, B)
 gradient = tape.gradient(Y, T)
-long_bytes = base64.b64encode(long_product.numpy().tobytes()).decode()
+product("end")
+def to_bytes(x):
+    return base64.b64encode(x.numpy().tobytes()).decode()
 print(json.dumps([transposed_first.numpy().tolist(), gradient.numpy().tolist(), switch,
-                  long_bytes]))
+                  to_bytes(long_product), to_bytes(long_gradient), to_bytes(long_sums)]))
 """
 )
 
@@ -162,6 +183,22 @@ def long_operands() -> tuple[np.ndarray, np.ndarray]:
     return G.astype(np.float32), B.astype(np.float32)
 
 
+#: the number of terms of each sum of :func:`long_sum_operands`' product
+LONG_SUM_TERMS = 100_000
+
+
+def long_sum_operands() -> tuple[np.ndarray, np.ndarray]:
+    """Operands ``g`` and ``b`` (8 × 100000 each, float32) of a product with long sums.
+
+    Random normal, from seed 0; ``g @ b.T`` has few entries and long sums,
+    which Eigen may split among threads. Each child of :func:`onednn_runs`
+    multiplies it.
+    """
+    rng = np.random.default_rng(0)
+    g, b = (rng.standard_normal((8, LONG_SUM_TERMS)).astype(np.float32) for _ in range(2))
+    return g, b
+
+
 def _switch(lines: list[str]) -> tuple[bool, ...]:
     return tuple(bool(answer) for answer in json.loads(lines[-1])[2])
 
@@ -175,7 +212,7 @@ def seed_gradient_in_subprocess(onednn: bool, timeout: float = 120) -> np.ndarra
     if not isinstance(onednn, bool):
         raise TypeError(f"onednn must be True or False, got {onednn!r}")
     env = dict(os.environ, TF_ENABLE_ONEDNN_OPTS="1" if onednn else "0", TF_CPP_MIN_LOG_LEVEL="3")
-    return _gradient(_run_child(env, timeout))
+    return _gradient(_run_child(env, timeout, args=("0",)))
 
 
 class OneDNNRun(NamedTuple):
@@ -204,8 +241,33 @@ class OneDNNRun(NamedTuple):
     #: the problem of each oneDNN sgemm call, in order, as the verbose log
     #: writes it: "MxK:KxN", e.g. "5x3:3x3" for the puzzle's products
     sgemm_shapes: tuple[str, ...] = ()
+    #: the product each sgemm call belongs to, in order: "transposed first",
+    #: "longer", "longer gradient", "long sums" or "gradient" (see :data:`PRODUCTS`)
+    sgemm_products: tuple[str, ...] = ()
+    #: whether each sgemm call adds its result to the output (the log's
+    #: post-op ``sum``) rather than starting it: a sum split into blocks of
+    #: terms starts once per partial sum
+    sgemm_accumulates: tuple[bool, ...] = ()
+    #: ``tape.gradient(T_long @ B_long, T_long, output_gradients=G_long)``: the
+    #: longer product again, by the backward MatMul (``grad_a`` set)
+    long_gradient: np.ndarray = np.zeros((0, 0), np.float32)
+    #: ``g @ b.T`` for :func:`long_sum_operands` (8 × 8, sums of 100000 terms)
+    long_sums: np.ndarray = np.zeros((0, 0), np.float32)
+
+    def calls(self, product: str) -> list[int]:
+        """The indices of the sgemm calls of one product (see :data:`PRODUCTS`)."""
+        if product not in PRODUCTS:
+            raise ValueError(f"product must be one of {PRODUCTS}, got {product!r}")
+        return [i for i, p in enumerate(self.sgemm_products) if p == product]
 
 
+#: the products each child computes, in this order (its sgemm calls follow it)
+PRODUCTS = ("transposed first", "longer", "longer gradient", "long sums", "gradient")
+
+
+#: TensorFlow's switch for its tests: "0" sends Eigen's contraction back to
+#: Eigen's own block product (route 3 of the oneDNN appendix)
+_TEST_SWITCH = "TENSORFLOW_USE_CUSTOM_CONTRACTION_KERNEL"
 _WEIGHTS = re.compile(r"wei_f32::blocked:([a-z]+):")
 _OPERANDS = re.compile(r"src_f32::[^ ,]+ wei_f32::[^ ,]+ dst_f32::[^ ,]+")
 #: the problem's shape, the field before the last (the time) of an sgemm line
@@ -216,26 +278,45 @@ PUZZLE_SGEMM_SHAPE = "{0}x{1}:{1}x{2}".format(*SEED_T.shape, SEED_B.shape[0])
 
 
 def onednn_seed_gradient(
-    max_cpu_isa: str | None = None, timeout: float = 120, *, custom_ops: bool = True
+    max_cpu_isa: str | None = None,
+    timeout: float = 120,
+    *,
+    custom_ops: bool = True,
+    test_switch: bool = False,
+    intra_op_threads: int | None = None,
 ) -> OneDNNRun:
     """The seed gradient with oneDNN's custom operations on (or off), optionally capped.
 
     ``custom_ops`` sets ``TF_ENABLE_ONEDNN_OPTS`` (``"1"`` or ``"0"``).
+    ``test_switch=True`` sets ``TENSORFLOW_USE_CUSTOM_CONTRACTION_KERNEL=0``,
+    TensorFlow's switch for its tests that sends Eigen's contraction back to
+    Eigen's own block product (``False`` removes the variable).
+    ``intra_op_threads`` (a positive int) sets the number of intra-op threads;
+    ``None`` keeps TensorFlow's default.
     ``max_cpu_isa`` is a value of oneDNN's ``ONEDNN_MAX_CPU_ISA`` (``"SSE41"``,
     ``"AVX2"``, ``"AVX512_CORE"``, ...): oneDNN then uses no instruction set
     newer than that, as on an older CPU. ``None`` lets it choose for this CPU
-    (or keeps a cap already set in the environment). The child first computes
-    ``ones((5, 3)) @ tf.transpose(B)`` (Bᵀ written out first), then the
-    gradient, with ``tf.config.experimental.enable_op_determinism()``; oneDNN's
-    verbose log (``ONEDNN_VERBOSE=1``) gives the instruction set and the
-    sgemm calls (on x86 builds, Eigen's contraction calls oneDNN's sgemm too).
+    (or keeps a cap already set in the environment). The child computes the
+    :data:`PRODUCTS` in order, with ``tf.config.experimental.enable_op_determinism()``:
+    ``ones((5, 3)) @ tf.transpose(B)`` (Bᵀ written out first), the longer
+    product and its gradient, the product with long sums, and the gradient;
+    oneDNN's verbose log (``ONEDNN_VERBOSE=1``) gives the instruction set and
+    the sgemm calls of each product (on x86 builds, Eigen's contraction calls
+    oneDNN's sgemm too).
     """
     if max_cpu_isa is not None and not (isinstance(max_cpu_isa, str) and max_cpu_isa.isupper()):
         raise ValueError(
             f"max_cpu_isa must be an ONEDNN_MAX_CPU_ISA value such as 'AVX2', got {max_cpu_isa!r}"
         )
-    if not isinstance(custom_ops, bool):
-        raise TypeError(f"custom_ops must be True or False, got {custom_ops!r}")
+    for name, value in (("custom_ops", custom_ops), ("test_switch", test_switch)):
+        if not isinstance(value, bool):
+            raise TypeError(f"{name} must be True or False, got {value!r}")
+    if intra_op_threads is not None and (
+        isinstance(intra_op_threads, bool) or not isinstance(intra_op_threads, int)
+    ):
+        raise TypeError(f"intra_op_threads must be an int or None, got {intra_op_threads!r}")
+    if intra_op_threads is not None and intra_op_threads < 1:
+        raise ValueError(f"intra_op_threads must be at least 1, got {intra_op_threads!r}")
     if _simulating_no_onednn():
         raise RuntimeError(f"{WITHOUT_ONEDNN}=1: this TensorFlow is taken to have no oneDNN")
     env = dict(
@@ -246,56 +327,113 @@ def onednn_seed_gradient(
     )
     if max_cpu_isa is not None:
         env["ONEDNN_MAX_CPU_ISA"] = max_cpu_isa
-    lines = _run_child(env, timeout)
-    log = [line for line in lines if line.startswith("onednn_verbose")]
-    isa = next((line.split("isa:", 1)[1].strip() for line in log if ",isa:" in line), "unknown")
-    sgemm = [line for line in log if ",exec," in line and ",gemm_api," in line]
-    layouts = tuple(m.group(1) for line in sgemm for m in [_WEIGHTS.search(line)] if m)
-    operands = tuple(m.group(0) for line in sgemm for m in [_OPERANDS.search(line)] if m)
-    shapes = tuple(m.group(1) for line in sgemm for m in [_SHAPE.search(line)] if m)
+    env.pop(_TEST_SWITCH, None)
+    if test_switch:
+        env[_TEST_SWITCH] = "0"
+    lines = _run_child(env, timeout, args=(str(intra_op_threads or 0),))
+    isa = next((line.split("isa:", 1)[1].strip() for line in lines if ",isa:" in line), "unknown")
+    product, sgemm = None, []  # (product, log line) for each sgemm call
+    for line in lines:
+        if line.startswith(_PRODUCT_MARK):
+            product = line[len(_PRODUCT_MARK) :]
+        elif line.startswith("onednn_verbose") and ",exec," in line and ",gemm_api," in line:
+            sgemm.append((product, line))
+
+    def field(pattern: re.Pattern, group: int) -> tuple[str, ...]:
+        found = (pattern.search(line) for _, line in sgemm)
+        return tuple(m.group(group) if m else "" for m in found)
+
     transposed_first, gradient = _arrays(lines)
-    # the longer product travels as its float32 bytes (parsing its numbers as
-    # JSON would cost the page a tenth of a second per setting)
-    long_bytes = base64.b64decode(json.loads(lines[-1])[3])
+    # the longer products travel as their float32 bytes (parsing their numbers
+    # as JSON would cost the page a tenth of a second per setting)
     G_long, B_long = long_operands()
-    shape = (G_long.shape[0], B_long.shape[0])
-    long_product = np.frombuffer(long_bytes, dtype=np.float32).reshape(shape)
+    shapes = ((G_long.shape[0], B_long.shape[0]),) * 2 + ((8, 8),)
+    long_product, long_gradient, long_sums = (
+        np.frombuffer(base64.b64decode(b), dtype=np.float32).reshape(shape)
+        for b, shape in zip(json.loads(lines[-1])[3:6], shapes, strict=True)
+    )
     return OneDNNRun(
-        gradient, isa, transposed_first, layouts, _switch(lines), operands, long_product, shapes
+        gradient,
+        isa,
+        transposed_first,
+        field(_WEIGHTS, 1),
+        _switch(lines),
+        field(_OPERANDS, 0),
+        long_product,
+        field(_SHAPE, 1),
+        tuple(p for p, _ in sgemm),
+        tuple("attr-post-ops:sum" in line for _, line in sgemm),
+        long_gradient,
+        long_sums,
     )
 
 
-#: The settings of :func:`onednn_runs`: (custom operations on, ``ONEDNN_MAX_CPU_ISA``).
-SETTINGS = ((False, None), (False, "AVX2"), (True, None), (True, "AVX2"))
+class Setting(NamedTuple):
+    """The environment of one child of :func:`onednn_runs`."""
+
+    custom_ops: bool  #: ``TF_ENABLE_ONEDNN_OPTS`` 1 (True) or 0
+    max_cpu_isa: str | None = None  #: ``ONEDNN_MAX_CPU_ISA``; None: no cap
+    #: ``TENSORFLOW_USE_CUSTOM_CONTRACTION_KERNEL=0``: Eigen's own block product
+    test_switch: bool = False
+    intra_op_threads: int | None = None  #: None: TensorFlow's default
 
 
-def setting_name(custom_ops: bool, max_cpu_isa: str | None) -> str:
+#: The default settings of :func:`onednn_runs`.
+SETTINGS = (Setting(False), Setting(False, "AVX2"), Setting(True), Setting(True, "AVX2"))
+
+
+def setting_name(
+    custom_ops: bool,
+    max_cpu_isa: str | None = None,
+    test_switch: bool = False,
+    intra_op_threads: int | None = None,
+) -> str:
     """A setting as the oneDNN appendix writes it: ``(TF_ENABLE_ONEDNN_OPTS, cap)``.
 
     The cap is ``max_cpu_isa``, else the ``ONEDNN_MAX_CPU_ISA`` of this
-    environment (which the children inherit), else "—" for none.
+    environment (which the children inherit), else "—" for none; then
+    " + test switch" and " + 1 thread" (or " + n threads") when set, e.g.
+    ``setting_name(*Setting(False, test_switch=True))`` is "(0, —) + test switch".
+    Both editions use this name (the Chinese prose writes it as code).
     """
     cap = max_cpu_isa or os.environ.get("ONEDNN_MAX_CPU_ISA") or "—"
-    return f"({1 if custom_ops else 0}, {cap})"
+    name = f"({1 if custom_ops else 0}, {cap})"
+    if test_switch:
+        name += " + test switch"
+    if intra_op_threads is not None:
+        name += f" + {intra_op_threads} thread{'' if intra_op_threads == 1 else 's'}"
+    return name
 
 
 def onednn_runs(
-    settings: Sequence[tuple[bool, str | None]] = SETTINGS, timeout: float = 120
-) -> dict[tuple[bool, str | None], OneDNNRun]:
-    """:func:`onednn_seed_gradient` for each ``(custom_ops, max_cpu_isa)``, by setting.
+    settings: Sequence[Sequence] = SETTINGS, timeout: float = 120
+) -> dict[Setting, OneDNNRun]:
+    """:func:`onednn_seed_gradient` for each :class:`Setting`, by setting.
 
-    Each setting runs in its own fresh process, all side by side (the
-    children spend most of their time importing TensorFlow).
+    A setting is a :class:`Setting` or a tuple of its fields, ``(custom_ops,
+    max_cpu_isa)`` at least. Each setting runs in its own fresh process, all
+    side by side (the children spend most of their time importing TensorFlow).
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    settings = [tuple(s) for s in settings]
     for s in settings:
-        if len(s) != 2:
-            raise ValueError(f"a setting is (custom_ops, max_cpu_isa), got {s!r}")
+        if not isinstance(s, Sequence) or not 2 <= len(s) <= len(Setting._fields):
+            raise ValueError(
+                f"a setting is (custom_ops, max_cpu_isa[, test_switch[, intra_op_threads]]), "
+                f"got {s!r}"
+            )
+    settings = [Setting(*s) for s in settings]
     with ThreadPoolExecutor(max(1, len(settings))) as pool:
         futures = [
-            pool.submit(onednn_seed_gradient, isa, timeout, custom_ops=ops) for ops, isa in settings
+            pool.submit(
+                onednn_seed_gradient,
+                s.max_cpu_isa,
+                timeout,
+                custom_ops=s.custom_ops,
+                test_switch=s.test_switch,
+                intra_op_threads=s.intra_op_threads,
+            )
+            for s in settings
         ]
         return {s: f.result() for s, f in zip(settings, futures, strict=True)}
 
@@ -309,66 +447,69 @@ _LAYOUT_WORDS = {
 _EIGEN_BLOCKS = ("`ab` (Eigen's packed blocks)", "`ab`（Eigen 的打包块）")
 #: the two products each child computes, in the order its sgemm calls log them
 _PRODUCTS = (("gradient", "梯度"), ("Bᵀ written out first", "先构造 Bᵀ"))
+_XLA = ("matmul(G, B, transpose_b=True)", "matmul(G, B, transpose_b=True)")
 
 
-def runs_table(runs: dict, sums) -> None:
+def _layout_words(run: OneDNNRun, product: str, custom_ops: bool, name: str) -> tuple[str, str]:
+    # how the last sgemm call of one of the puzzle's products received Bᵀ
+    calls = run.calls(product)
+    if not calls:
+        return "no sgemm call", "无 SGEMM 调用"
+    last = calls[-1]
+    if run.sgemm_shapes[last] != PUZZLE_SGEMM_SHAPE:
+        raise ValueError(
+            f"{name}: the last sgemm call of the {product!r} product is not the puzzle's "
+            f"{PUZZLE_SGEMM_SHAPE}: {run.sgemm_shapes[last]!r}"
+        )
+    layout = run.sgemm_layouts[last]
+    if custom_ops:
+        return _LAYOUT_WORDS.get(layout, (f"`{layout}`", f"`{layout}`"))
+    return _EIGEN_BLOCKS if layout == "ab" else (f"`{layout}`", f"`{layout}`")
+
+
+def runs_table(runs: dict, sums, xla: np.ndarray | None = None) -> None:
     """Show :func:`onednn_runs`' results as a table, in both editions.
 
-    Two lines per setting ``(TF_ENABLE_ONEDNN_OPTS, ONEDNN_MAX_CPU_ISA)``: one
-    for the gradient and one for the product with Bᵀ written out first. Each
-    line gives how that product's sgemm received Bᵀ, read from oneDNN's log
-    (the gradient's backward product is the last sgemm call, the written-out
-    product the first; both must have the puzzle's shape,
-    :data:`PUZZLE_SGEMM_SHAPE`, else ValueError; "no sgemm call" when the log
-    has none, as in Arm builds), row 0 of the product, and the columns of the
-    groupings table that match it: the three groupings and the correctly
-    rounded sum (``sums``: one :func:`matgrad.floats.three_term_sums` per
-    entry of the row). The first line of a setting also gives the
-    instruction set oneDNN allows itself.
+    Two lines per setting (:func:`setting_name`): one for the gradient and
+    one for the product with Bᵀ written out first. Each line gives how that
+    product's last sgemm call received Bᵀ, read from oneDNN's log (the call
+    must have the puzzle's shape, :data:`PUZZLE_SGEMM_SHAPE`, else
+    ValueError; "no sgemm call" when the log has none, as in Arm builds),
+    row 0 of the product, and the columns of the groupings table that match
+    it: the three groupings and the correctly rounded sum (``sums``: one
+    :func:`matgrad.floats.three_term_sums` per entry of the row). The first
+    line of a setting also gives the instruction set oneDNN allows itself.
+    ``xla``, row 0 of ``tf.matmul(G, B, transpose_b=True)`` compiled with XLA
+    in this process, adds a last line, "(0, —) + XLA".
     """
     from .floats import GROUPING_NAMES, groupings_consistent_with
     from .tables import markdown_table
 
     rows, words = [], dict(_PRODUCTS)
-    for (ops, isa), run in runs.items():
+    lines = []  # (setting, instruction set, product, layout words, row 0)
+    for setting, run in runs.items():
         if not isinstance(run, OneDNNRun):
             raise TypeError(f"runs must map settings to OneDNNRun, got {type(run).__name__}")
-        setting = setting_name(ops, isa)
+        setting = Setting(*setting)
+        name = setting_name(*setting)
         known = "—" if run.isa == "unknown" else f"`{run.isa}`"
-        layouts = run.sgemm_layouts
-        if len(layouts) >= 2:
-            # the layouts are attributed by call order: the first and last
-            # calls must be the puzzle's products, not blocks of a longer one
-            ends = (run.sgemm_shapes[:1], run.sgemm_shapes[-1:])
-            if len(run.sgemm_shapes) != len(layouts) or ends != ((PUZZLE_SGEMM_SHAPE,),) * 2:
-                raise ValueError(
-                    f"{setting}: the first and last sgemm calls are not the puzzle's "
-                    f"{PUZZLE_SGEMM_SHAPE} products: {run.sgemm_shapes}"
-                )
-        for k, (row, product) in enumerate(
-            ((run.gradient[0], _PRODUCTS[0][0]), (run.transposed_first[0], _PRODUCTS[1][0]))
-        ):
-            keys = groupings_consistent_with(row, sums, rounded=True)
-            en = "; ".join(GROUPING_NAMES[i][0] for i in keys) or "none of them"
-            words[en] = "；".join(GROUPING_NAMES[i][1] for i in keys) or "都不是"
-            last = (layouts[-1] if k == 0 else layouts[0]) if len(layouts) >= 2 else None
-            if last is None:
-                layout = ("no sgemm call", "无 SGEMM 调用")
-            elif ops:
-                layout = _LAYOUT_WORDS.get(last, (f"`{last}`", f"`{last}`"))
-            else:
-                layout = _EIGEN_BLOCKS if last == "ab" else (f"`{last}`", f"`{last}`")
-            words[layout[0]] = layout[1]
-            rows.append(
-                [
-                    setting if k == 0 else "",
-                    known if k == 0 else "",
-                    product,
-                    layout[0],
-                    " ".join(map(str, row)),
-                    en,
-                ]
+        for k, (row, product, key) in enumerate(
+            (
+                (run.gradient[0], _PRODUCTS[0][0], "gradient"),
+                (run.transposed_first[0], _PRODUCTS[1][0], "transposed first"),
             )
+        ):
+            layout = _layout_words(run, key, setting.custom_ops, name)
+            lines.append((name if k == 0 else "", known if k == 0 else "", product, layout, row))
+    if xla is not None:
+        words[_XLA[0]] = _XLA[1]
+        lines.append((setting_name(False) + " + XLA", "—", _XLA[0], ("—", "—"), np.asarray(xla)))
+    for name, known, product, layout, row in lines:
+        keys = groupings_consistent_with(row, sums, rounded=True)
+        en = "; ".join(GROUPING_NAMES[i][0] for i in keys) or "none of them"
+        words[en] = "；".join(GROUPING_NAMES[i][1] for i in keys) or "都不是"
+        words[layout[0]] = layout[1]
+        rows.append([name, known, product, layout[0], " ".join(map(str, row)), en])
     markdown_table(
         [
             "setting",
