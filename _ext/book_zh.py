@@ -267,9 +267,11 @@ _CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 # not the full stop of an initial ("Christian H. Bischof", an editor).
 _SENTENCE_END = re.compile(r"(?<!\b[A-Z])[.?!](?: |$)")
 # A sentence of publisher, place and year alone ("Springer, Berlin, 2008"): in
-# an entry that has Chinese, its separators are the entry's, full width.
-_NAME = r"[A-Z][\w&.-]*(?: [\w&.-]+)*"
-# "ACM, 2016", "Springer, Berlin, 2008", or the year alone (proceedings with no publisher);
+# an entry that has Chinese, its separators are the entry's, full width. A name
+# starts with a capital, or is a lower-case domain name ("mlsys.org").
+_NAME = r"(?:[A-Z][\w&.-]*|[a-z][\w-]*(?:\.[a-z][\w-]*)+)(?: [\w&.-]+)*"
+# "ACM, 2016", "mlsys.org, 2018", "Springer, Berlin, 2008", or the year alone
+# (proceedings with no publisher);
 # and a sentence of a locator alone ("ISBN …", "doi:…", "arXiv:…"), whose "." becomes "。".
 _PUBLISHER_YEAR = re.compile(rf"(?:{_NAME}(?:, {_NAME})*, )?\d{{4}}|(?:ISBN |doi:|arXiv:)\S+")
 

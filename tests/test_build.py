@@ -431,6 +431,10 @@ def test_chinese_references_use_full_width_separators_where_the_entry_is_chinese
     assert full("Title. 载于 ICLR (ICLR 2022). 2022. arXiv:2110.05679.") == (
         "Title. 载于 ICLR (ICLR 2022)。2022。arXiv:2110.05679。"
     )
+    assert full("载于 SysML (SysML). mlsys.org, 2018. mlsys.org/a.pdf（访问于 2026-11-26）.") == (
+        "载于 SysML (SysML)。mlsys.org，2018。mlsys.org/a.pdf（访问于 2026-11-26）。"
+    )
+    assert full("Title. 讲义. see docs, 2018. x") == "Title. 讲义。see docs, 2018. x"
     english = "C. H. Bischof, H. M. Bücker. A title, with a comma. Springer, Berlin, 2008."
     assert full(english) == english
     note = "Title, with a comma. 文档 (a, b), 2026."
