@@ -305,6 +305,36 @@ def test_runs_table_names_settings_and_groupings(shown):
             runs_table({(False, None): run}, sums)
 
 
+def test_runs_table_prints_a_common_row_once(shown, capsys):
+    from matgrad.tf_env import OneDNNRun, runs_table
+
+    sums = [three_term_sums(*row) for row in examples.SEED_B]
+    lr = np.tile([s["(b0 + b1) + b2"] for s in sums], (5, 1))
+    run = OneDNNRun(
+        lr,
+        "Intel AVX2",
+        lr,
+        ("ab", "ab"),
+        sgemm_shapes=("5x3:3x3",) * 2,
+        sgemm_products=("transposed first", "gradient"),
+    )
+    runs_table({(False, None): run}, sums, xla=lr[0])
+    ((data, metadata),) = shown
+    english = data["text/markdown"].splitlines()
+    chinese = metadata["matgrad"]["zh_CN"]["text/markdown"].splitlines()
+    # every line has the same row 0: printed once, its two columns left out
+    assert capsys.readouterr().out == (
+        f"row 0 of every product below: {' '.join(map(str, lr[0]))} (left to right)\n"
+    )
+    assert english[0] == (
+        "| setting | highest instruction set oneDNN allows itself | product | sgemm gets Bᵀ as |"
+    )
+    assert chinese[0].startswith(
+        "| 设置 | oneDNN 允许自己使用的最高指令集 | 乘积 | SGEMM 收到的 Bᵀ |"
+    )
+    assert len(english) == 5 and all(line.count("|") == 5 for line in english)
+
+
 def test_settings_are_named_and_checked():
     from matgrad.tf_env import OneDNNRun, Setting, onednn_runs, onednn_seed_gradient, setting_name
 

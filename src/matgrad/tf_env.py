@@ -480,7 +480,9 @@ def runs_table(runs: dict, sums, xla: np.ndarray | None = None) -> None:
     :func:`matgrad.floats.three_term_sums` per entry of the row). The first
     line of a setting also gives the instruction set oneDNN allows itself.
     ``xla``, row 0 of ``tf.matmul(G, B, transpose_b=True)`` compiled with XLA
-    in this process, adds a last line, "(0, —) + XLA".
+    in this process, adds a last line, "(0, —) + XLA". When every line has
+    the same row 0, a printed line gives it and its columns once, and the
+    table leaves those two columns out.
     """
     from .floats import GROUPING_NAMES, groupings_consistent_with
     from .tables import markdown_table
@@ -504,31 +506,26 @@ def runs_table(runs: dict, sums, xla: np.ndarray | None = None) -> None:
     if xla is not None:
         words[_XLA[0]] = _XLA[1]
         lines.append((setting_name(False) + " + XLA", "—", _XLA[0], ("—", "—"), np.asarray(xla)))
+    same = all(np.array_equal(line[4], lines[0][4]) for line in lines)
     for name, known, product, layout, row in lines:
         keys = groupings_consistent_with(row, sums, rounded=True)
         en = "; ".join(GROUPING_NAMES[i][0] for i in keys) or "none of them"
         words[en] = "；".join(GROUPING_NAMES[i][1] for i in keys) or "都不是"
         words[layout[0]] = layout[1]
         rows.append([name, known, product, layout[0], " ".join(map(str, row)), en])
+    header = [
+        ("setting", "设置"),
+        ("highest instruction set oneDNN allows itself", "oneDNN 允许自己使用的最高指令集"),
+        ("product", "乘积"),
+        ("sgemm gets Bᵀ as", "SGEMM 收到的 Bᵀ"),
+        ("row 0 of the product", "乘积的第 0 行"),
+        ("first table's columns that match it", "第一张表中与之相符的列"),
+    ]
+    if same and rows:
+        print(f"row 0 of every product below: {rows[0][4]} ({rows[0][5]})")
+        header, rows = header[:4], [row[:4] for row in rows]
     markdown_table(
-        [
-            "setting",
-            "highest instruction set oneDNN allows itself",
-            "product",
-            "sgemm gets Bᵀ as",
-            "row 0 of the product",
-            "first table's columns that match it",
-        ],
-        rows,
-        zh_header=[
-            "设置",
-            "oneDNN 允许自己使用的最高指令集",
-            "乘积",
-            "SGEMM 收到的 Bᵀ",
-            "乘积的第 0 行",
-            "第一张表中与之相符的列",
-        ],
-        zh_words=words,
+        [en for en, _ in header], rows, zh_header=[zh for _, zh in header], zh_words=words
     )
 
 
