@@ -124,7 +124,10 @@ def execute_page(
 
     The page goes through jupytext to a real .ipynb and back, as a reader's
     download would. With ``runs=2`` every cell runs again, in order, in the
-    same kernel, as a reader's second Run All does; ``after_run(number)``, if
+    same kernel, as a reader's second Run All does, and in that second run
+    each code cell runs twice in a row, as when a reader runs a cell again
+    (a cell must not depend on state that its own first run changed, such as
+    a random generator shared with earlier cells); ``after_run(number)``, if
     given, is called after each run (test_pages ends the busy loops there).
     A failing cell fails the test with its source and error; a cell (not
     tagged raises-exception) that writes to stderr or prints log noise fails
@@ -156,7 +159,9 @@ def execute_page(
             with client.setup_kernel(env=kernel_env):
                 for number in range(runs):
                     for index, cell in enumerate(nb.cells):
-                        client.execute_cell(cell, index)
+                        again = number > 0 and cell.cell_type == "code"
+                        for _ in range(2 if again else 1):
+                            client.execute_cell(cell, index)
                     done.append(copy.deepcopy(nb))
                     if after_run is not None:
                         after_run(number)

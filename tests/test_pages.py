@@ -7,11 +7,12 @@ a reader downloads run.  A new chapter is tested as soon as it is listed in
 _toc.yml.
 
 Each page runs twice in one kernel, every cell in order each time, as a
-reader's second Run All in JupyterLab or on Binder does: a page must not
-register a name twice, count what only a first trace does, or leave state
-that its second run trips over. Both runs are compared, cell by cell, with
-the build's: the same kinds of output (stream, figure, glued value, ...),
-from the page's two forms.
+reader's second Run All in JupyterLab or on Binder does, and in the second
+run each cell runs twice in a row, as when a reader runs a cell again: a page
+must not register a name twice, count what only a first trace does, or leave
+state that its second run, or a cell run again, trips over. Both runs are
+compared, cell by cell, with the build's: the same kinds of output (stream,
+figure, glued value, ...), from the page's two forms.
 
 The kernels are forked from a process that has imported TensorFlow once,
 as in the build (bookbuild/kernel_zygote.py; tests/test_build.py checks that such
