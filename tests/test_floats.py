@@ -319,13 +319,17 @@ def test_runs_table_prints_a_common_row_once(shown, capsys):
         sgemm_products=("transposed first", "gradient"),
     )
     runs_table({(False, None): run}, sums, xla=lr[0])
-    ((data, metadata),) = shown
+    ((line, line_metadata), (data, metadata)) = shown
     english = data["text/markdown"].splitlines()
     chinese = metadata["matgrad"]["zh_CN"]["text/markdown"].splitlines()
-    # every line has the same row 0: printed once, its two columns left out
-    assert capsys.readouterr().out == (
-        f"row 0 of every product below: {' '.join(map(str, lr[0]))} (left to right)\n"
+    # every line has the same row 0: shown once above the table, in both
+    # editions, and its two columns left out
+    row0 = " ".join(map(str, lr[0]))
+    assert line["text/markdown"] == f"row 0 of every product below: {row0} (left to right)"
+    assert line_metadata["matgrad"]["zh_CN"]["text/markdown"] == (
+        f"下面各乘积的第 0 行都是：{row0}（从左到右）"
     )
+    assert capsys.readouterr().out == ""
     assert english[0] == (
         "| setting | highest instruction set oneDNN allows itself | product | sgemm gets Bᵀ as |"
     )

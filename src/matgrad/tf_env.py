@@ -481,8 +481,8 @@ def runs_table(runs: dict, sums, xla: np.ndarray | None = None) -> None:
     line of a setting also gives the instruction set oneDNN allows itself.
     ``xla``, row 0 of ``tf.matmul(G, B, transpose_b=True)`` compiled with XLA
     in this process, adds a last line, "(0, —) + XLA". When every line has
-    the same row 0, a printed line gives it and its columns once, and the
-    table leaves those two columns out.
+    the same row 0, a line above the table, in both editions, gives it and
+    its columns once, and the table leaves those two columns out.
     """
     from .floats import GROUPING_NAMES, groupings_consistent_with
     from .tables import markdown_table
@@ -522,7 +522,16 @@ def runs_table(runs: dict, sums, xla: np.ndarray | None = None) -> None:
         ("first table's columns that match it", "第一张表中与之相符的列"),
     ]
     if same and rows:
-        print(f"row 0 of every product below: {rows[0][4]} ({rows[0][5]})")
+        from IPython.display import display
+
+        # a line above the table, with its Chinese twin (matgrad.tables)
+        en = f"row 0 of every product below: {rows[0][4]} ({rows[0][5]})"
+        zh = f"下面各乘积的第 0 行都是：{rows[0][4]}（{words[rows[0][5]]}）"
+        display(
+            {"text/markdown": en, "text/plain": en},
+            metadata={"matgrad": {"zh_CN": {"text/markdown": zh}}},
+            raw=True,
+        )
         header, rows = header[:4], [row[:4] for row in rows]
     markdown_table(
         [en for en, _ in header], rows, zh_header=[zh for _, zh in header], zh_words=words
