@@ -327,15 +327,13 @@ def test_runs_table_prints_a_common_row_once(shown, capsys):
     row0 = " ".join(map(str, lr[0]))
     assert line["text/markdown"] == f"row 0 of every product below: {row0} (left to right)"
     assert line_metadata["matgrad"]["zh_CN"]["text/markdown"] == (
-        f"下面各乘积的第 0 行都是：{row0}（从左到右）"
+        f"下面各乘积的第 0 行都是 {row0}；第一张表中与之相符的列：从左到右"
     )
     assert capsys.readouterr().out == ""
     assert english[0] == (
         "| setting | highest instruction set oneDNN allows itself | product | sgemm gets Bᵀ as |"
     )
-    assert chinese[0].startswith(
-        "| 设置 | oneDNN 允许自己使用的最高指令集 | 乘积 | SGEMM 收到的 Bᵀ |"
-    )
+    assert chinese[0].startswith("| 设置 | oneDNN 启用的最高指令集 | 乘积 | SGEMM 收到的 Bᵀ 形式 |")
     assert len(english) == 5 and all(line.count("|") == 5 for line in english)
 
 

@@ -515,9 +515,9 @@ def runs_table(runs: dict, sums, xla: np.ndarray | None = None) -> None:
         rows.append([name, known, product, layout[0], " ".join(map(str, row)), en])
     header = [
         ("setting", "设置"),
-        ("highest instruction set oneDNN allows itself", "oneDNN 允许自己使用的最高指令集"),
+        ("highest instruction set oneDNN allows itself", "oneDNN 启用的最高指令集"),
         ("product", "乘积"),
-        ("sgemm gets Bᵀ as", "SGEMM 收到的 Bᵀ"),
+        ("sgemm gets Bᵀ as", "SGEMM 收到的 Bᵀ 形式"),
         ("row 0 of the product", "乘积的第 0 行"),
         ("first table's columns that match it", "第一张表中与之相符的列"),
     ]
@@ -526,7 +526,7 @@ def runs_table(runs: dict, sums, xla: np.ndarray | None = None) -> None:
 
         # a line above the table, with its Chinese twin (matgrad.tables)
         en = f"row 0 of every product below: {rows[0][4]} ({rows[0][5]})"
-        zh = f"下面各乘积的第 0 行都是：{rows[0][4]}（{words[rows[0][5]]}）"
+        zh = f"下面各乘积的第 0 行都是 {rows[0][4]}；第一张表中与之相符的列：{words[rows[0][5]]}"
         display(
             {"text/markdown": en, "text/plain": en},
             metadata={"matgrad": {"zh_CN": {"text/markdown": zh}}},
