@@ -85,6 +85,7 @@ FIGURE_WORDS_ZH = {
     "gradient op": "梯度运算",
     "added by the tape": "梯度带添加的",
     "not run (pruned)": "未运行（被剪除）",
+    "added by the tape, not run": "梯度带添加的，未运行",
     "transpose_a=True": "transpose_a=True",
     "transpose_b=True": "transpose_b=True",
     "neither": "都不转置",
@@ -559,8 +560,8 @@ def gradient_products(ops) -> dict:
 def plot_backward_graph(ops, *, figsize=(4.8, 3.4), lang="en", words=None):
     """The ops of :func:`backward_ops` as a graph: inputs and the seed on the
     left, each op in a column after its inputs, the tape's seed and gradient
-    ops in red, an op that did not run (``ran`` False: pruned, such as the
-    forward ``MatMul``) with a dashed grey outline, and a legend. The
+    ops in red, an op that did not run (``ran`` False: pruned) with a dashed
+    outline (red if the tape added it, grey otherwise), and a legend. The
     gradient ops show their ``transpose_a``/``transpose_b`` and the product
     they compute, labelled with the gradient they give (``T̄ = G Bᵀ``, the bar
     meaning "gradient of the loss", as in the book)."""
@@ -662,12 +663,14 @@ _GRAPH_STYLES = {
     "input": ("#555555", "-"),
     "tape": ("#c0392b", "-"),
     "forward": ("#1f5fa8", "-"),
+    "tape, not run": ("#c0392b", "--"),
     "not run": ("0.45", "--"),
 }
 _GRAPH_LEGEND = {
     "input": "input",
     "tape": "added by the tape",
     "forward": "forward op",
+    "tape, not run": "added by the tape, not run",
     "not run": "not run (pruned)",
 }
 
@@ -675,13 +678,14 @@ _GRAPH_LEGEND = {
 def _graph_kind(op) -> str:
     """An op's kind in :func:`plot_backward_graph`: an input, an op that
     the function's outputs do not need (TensorFlow prunes it, so it never
-    runs), what the tape added (its seed, the gradient ops), or a forward op
-    that runs."""
+    runs; red if the tape added it), what the tape added (its seed, the
+    gradient ops), or a forward op that runs."""
     if op["type"] == "Placeholder":
         return "input"
+    tape = op["gradient"] or op["type"] != "MatMul"
     if not op.get("ran", True):
-        return "not run"
-    return "tape" if op["gradient"] or op["type"] != "MatMul" else "forward"
+        return "tape, not run" if tape else "not run"
+    return "tape" if tape else "forward"
 
 
 # ---- chapter 06: the four transpose branches ----------------------------------
