@@ -129,6 +129,32 @@ def no_colours(text: str) -> str:
     return re.sub(r"\x1b\[[0-9;]*m", "", text)
 
 
+def join_stream_pieces(nb) -> None:
+    """Join consecutive pieces of one stream in each cell's outputs, in place.
+
+    The kernel sends what a cell prints whenever its flush timer fires, so
+    ``print("shape:", x.shape)`` arrives in one piece or in two, depending
+    on how busy the machine is; myst-nb would show two pieces as two boxes.
+    Joined, the page shows what was printed, whatever the timing. (MyST-NB's
+    ``nb_merge_streams`` strips each piece's trailing spaces and adds a line
+    break, which would put "shape:" and its value on two lines.)
+    """
+    for cell in nb.cells:
+        joined = []
+        for out in cell.get("outputs", []):
+            prev = joined[-1] if joined else None
+            if (
+                prev is not None
+                and out.get("output_type") == "stream" == prev.get("output_type")
+                and out.get("name") == prev.get("name")
+            ):
+                prev["text"] += out["text"]
+            else:
+                joined.append(out)
+        if "outputs" in cell:
+            cell["outputs"] = joined
+
+
 def execute(path_str: str, timeout: int):
     """Run one page in a fresh kernel in its own folder (as myst-nb does)."""
     path = Path(path_str)
@@ -147,6 +173,7 @@ def execute(path_str: str, timeout: int):
             config=config,
         )
     if result.err is None:
+        join_stream_pieces(nb)
         return path_str, nb, result.time, None
     # A failing cell's error names the cell and its traceback; nbclient's own
     # stack above it says nothing about the page.

@@ -437,3 +437,32 @@ def test_a_page_that_reads_the_book_runs_again_when_another_page_changes(tmp_pat
     assert not execute_pages.cached(Cache({"book_digest": "before"}), lister, now)
     assert not execute_pages.cached(Cache({}), lister, now)
     assert execute_pages.cached(Cache({}), plain, now)  # its own code is its key
+
+
+def test_pieces_of_one_stream_are_joined_exactly():
+    """A print split by the kernel's flush timer is shown as one output, with
+    its text unchanged; other streams and outputs keep their places."""
+    import nbformat
+
+    from bookbuild.execute_pages import join_stream_pieces
+
+    out = nbformat.v4.new_output
+    cell = nbformat.v4.new_code_cell("print('shape:', (3, 4))")
+    cell.outputs = [
+        out("stream", name="stdout", text="shape:"),
+        out("stream", name="stdout", text=" (3, 4)\n"),
+        out("stream", name="stderr", text="a\n"),
+        out("stream", name="stdout", text="b\n"),
+        out("display_data", data={"text/plain": "x"}),
+        out("stream", name="stdout", text="c"),
+        out("stream", name="stdout", text=" \n"),
+    ]
+    nb = nbformat.v4.new_notebook(cells=[cell, nbformat.v4.new_markdown_cell("text")])
+    join_stream_pieces(nb)
+    assert [(o.output_type, o.get("name"), o.get("text")) for o in cell.outputs] == [
+        ("stream", "stdout", "shape: (3, 4)\n"),
+        ("stream", "stderr", "a\n"),
+        ("stream", "stdout", "b\n"),
+        ("display_data", None, None),
+        ("stream", "stdout", "c \n"),
+    ]
