@@ -120,7 +120,7 @@ FIGURE_WORDS_ZH = {
     "entry of W (row-major)": "W 的元素（按行优先编号）",
     "second derivative": "二阶导数",
     "flattened Hessian": "展平的黑塞矩阵",
-    "block scales (each block is c·I)": "块的系数（每块为 c·I）",
+    "block (i, k) = (XᵀX)[i, k] · I": "第 (i, k) 块 = (XᵀX)[i, k] · I",
     "Φ: lower triangle,\nhalf the diagonal": "Φ：下三角，\n对角线减半",
     "raw derivative ÷\nregistered gradient": "原始运算的导数 ÷\n注册梯度",
     "target w": "目标 w",
@@ -1183,7 +1183,7 @@ def plot_hessian_structure(H, *, figsize=(4.8, 3.0), lang="en", words=None):
     ax.set_xlabel(text("entry of W (row-major)"), fontsize=9)
     ax_s = fig.add_subplot(grid[0, 1])
     _heat(ax_s, d["scales"], vmax=vmax, numbers="{:.1f}", fontsize=8.5)
-    ax_s.set_title(text("block scales (each block is c·I)"), fontsize=9, wrap=True)
+    ax_s.set_title(text("block (i, k) = (XᵀX)[i, k] · I"), fontsize=9, wrap=True)
     ax_s.set_aspect("equal")
     return _redraw(fig, plot_hessian_structure, (H,), {"figsize": figsize})
 
