@@ -90,6 +90,8 @@ def prose(text: str) -> str:
     """The words of a message that a reader reads as English prose."""
     text = re.sub(r"\{(?:ref|numref|doc|term)\}`([^`<]*)<[^`]*>`", r"\1", text)
     text = re.sub(r"\{term\}`([^`]*)`", r"\1", text)
+    # numref's placeholders for a title and a number are not prose
+    text = re.sub(r"\{(?:name|number)\}", "", text)
     text = ROLE.sub("", text)
     text = CODE.sub("", text)
     text = MATH.sub("", text)
