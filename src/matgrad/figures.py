@@ -1128,7 +1128,15 @@ def plot_live_activations(
     )
     ax.set_ylim(0, top * 1.3)
     ax.set_xticks(d["steps"])
-    ax.set_xticklabels([str(t) for t in range(1, k + 1)] + [str(t) for t in range(k, 0, -1)])
+    every = max(1, k // 4)  # sparse labels, so that no two numbers run together
+
+    def label(t, backward=False):
+        shown = (t % every == 0 or t == 1) and not (backward and t == k)
+        return str(t) if shown else ""
+
+    ax.set_xticklabels(
+        [label(t) for t in range(1, k + 1)] + [label(t, True) for t in range(k, 0, -1)]
+    )
     ax.set_xlabel(text("layer"), fontsize=10)
     ax.set_ylabel(text("activations alive"), fontsize=10)
     ax.tick_params(labelsize=9)
