@@ -182,3 +182,16 @@ def test_executed_kernel_names_name_the_nodes_that_ran():
     assert [n for n in executed_kernel_names(lambda: None) if ":" in n] == []
     with pytest.raises(TypeError, match="run must be callable"):
         executed_kernel_names(3)
+
+
+def test_jaxpr_products_lists_each_products_shapes_and_multiplications():
+    import jax.numpy as jnp
+
+    from matgrad.counting import jaxpr_products
+
+    a, b, c = np.ones((2, 3)), np.ones((3, 4)), np.ones((4,))
+    found = jaxpr_products(lambda a, b, c: jnp.tanh(a @ b) @ c, a, b, c)
+    assert found == [(((2, 3), (3, 4)), 2 * 3 * 4), (((2, 4), (4,)), 2 * 4)]
+    assert jaxpr_products(lambda a: a + 1, a) == []
+    with pytest.raises(TypeError, match="f must be callable, got int"):
+        jaxpr_products(3, a)

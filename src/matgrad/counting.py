@@ -252,3 +252,26 @@ def executed_kernel_names(run) -> list[str]:
         for event in line.events
     ]
     return names
+
+
+def jaxpr_products(f, *args) -> list[tuple[tuple[tuple[int, ...], ...], int]]:
+    """The matrix products (``dot_general``) in JAX's traced program of ``f(*args)``.
+
+    One entry per product, in program order: the shapes of its operands and
+    its multiplications (entries of the output times the length of the
+    contracted axes). Reads ``jax.make_jaxpr(f)(*args)``'s top-level equations,
+    so a product inside a nested call is not listed. Raises TypeError if ``f``
+    is not callable.
+    """
+    if not callable(f):
+        raise TypeError(f"f must be callable, got {type(f).__name__}")
+    import jax
+
+    found = []
+    for eqn in jax.make_jaxpr(f)(*args).jaxpr.eqns:
+        if eqn.primitive.name == "dot_general":
+            (contracted, _), _ = eqn.params["dimension_numbers"]
+            shapes = tuple(tuple(v.aval.shape) for v in eqn.invars)
+            terms = math.prod(shapes[0][d] for d in contracted)
+            found.append((shapes, math.prod(eqn.outvars[0].aval.shape) * terms))
+    return found
