@@ -48,21 +48,22 @@ from bookbuild.pages import BUILD, ROOT, book_pages, stamp, toc_pages  # noqa: F
 
 CACHE = BUILD / ".jupyter_cache"
 # Started first: the pages that took longest on a two-core machine (a cold
-# build on 2026-11-26: oneDNN's page starts three TensorFlow processes; 05
-# traces and records many functions; the second-derivatives page and
-# frameworks compare with JAX; 05b times things). With two pages at a time, a
+# build on 2026-11-27: oneDNN's page starts three TensorFlow processes; 05
+# traces and records many functions; frameworks and the second-derivative
+# costs page compare with JAX; 05b times things). With two pages at a time, a
 # long page started last would run alone at the end; longest first, the last
 # to finish is a short one. Only the order changes; a name missing from
 # _toc.yml fails tests/test_bookbuild.py.
 SLOW_FIRST = (
     "appendix/onednn.md",
     "chapters/05_full_jacobians.md",
-    "further/second_derivatives.md",
     "further/frameworks.md",
+    "further/second_derivative_costs.md",
     "chapters/05b_jacobian_costs.md",
     "further/wirtinger.md",
     "chapters/04_vjp.md",
     "further/per_example_gradients.md",
+    "further/second_derivatives.md",
 )
 
 

@@ -7,6 +7,7 @@ tests never pay for importing TensorFlow:
 >>> from matgrad import tf_matmul                                 # imports TensorFlow
 >>> from matgrad import linalg_grads                              # NumPy rules, no TensorFlow
 >>> from matgrad import checking                                  # TensorFlow when a check runs
+>>> from matgrad import hvp                                       # imports TensorFlow
 """
 
 __version__ = "0.1.0"
@@ -23,6 +24,7 @@ __all__ = [
     "floats",
     "linalg_grads",
     "checking",
+    "hvp",
 ]
 
 
