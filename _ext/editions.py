@@ -13,8 +13,7 @@ built by bookbuild/build_site.py), each a whole site that links to the other.
   for executablebooks/MyST-NB#587 (notebooks and Sphinx's translations) and
   docs/upstream/myst-nb-glue-in-translations.md.
 - A folded code cell's toggle says "show code" in the page's language
-  (MyST-NB's ``nb_code_prompt_show``, from the table of editions), which
-  also names it: MyST-NB's English aria-label is dropped.
+  (MyST-NB's ``nb_code_prompt_show``, from the table of editions).
 - The captions of the toctrees that _toc.yml makes ("Chapters", ...) are
   inserted after Sphinx has translated the page, so they are translated
   here (and, when the catalog has no translation, noted as untranslated for
@@ -60,17 +59,6 @@ def code_toggle(config) -> None:
     words = editions.edition(config.language).code_toggle
     if words is not None:
         config.nb_code_prompt_show, config.nb_code_prompt_hide = words
-
-
-# MyST-NB names a folded cell's toggle in English whatever the edition
-# (myst_nb/sphinx_.py, visit_HideCellInput): where the edition has its own
-# toggle words, the aria-label goes and the visible words name the toggle.
-_TOGGLE_LABEL = '<summary aria-label="Toggle hidden content">'
-
-
-def _toggle_label(app, pagename, templatename, context, doctree):
-    if editions.edition(app.config.language).code_toggle and "body" in context:
-        context["body"] = context["body"].replace(_TOGGLE_LABEL, "<summary>")
 
 
 def _edition_link(app, pagename, templatename, context, doctree):
@@ -171,6 +159,5 @@ def setup(app):
     check("editions")  # see the module's docstring
     app.connect("config-inited", _configure)
     app.connect("html-page-context", _edition_link)
-    app.connect("html-page-context", _toggle_label)
     app.add_transform(TranslateToctrees)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -12,6 +12,11 @@
   that read as its text, so they become aria-hidden and the button keeps its
   name, "Color mode". Both are the book's copies of the theme's components
   (_ext/templates/search-button-field.html, theme-switcher.html).
+- A folded code cell's toggle (MyST-NB's ``visit_HideCellInput``) shows
+  "Show code cell source" (显示代码 in Chinese) but is named "Toggle hidden
+  content" by an aria-label (axe: label-content-name-mismatch, serious; and
+  English on a Chinese page): the aria-label goes, and its visible words
+  name it.
 - The bibliography (sphinxcontrib-bibtex through docutils) is a
   ``role="list"`` whose entries have the deprecated ``doc-biblioentry``
   role, which a list may not contain (axe: aria-required-children,
@@ -44,9 +49,18 @@ def bibliography_roles(body: str) -> str:
     return _BIBLIOENTRY.sub(r'\1 role="listitem"', body)
 
 
-def _fix_bibliography(app, pagename, templatename, context, doctree):
+# MyST-NB 1.4.0 writes exactly this (myst_nb/sphinx_.py, visit_HideCellInput).
+_FOLDED_CELL_SUMMARY = '<summary aria-label="Toggle hidden content">'
+
+
+def folded_cell_names(body: str) -> str:
+    """The page's body with each folded cell's toggle named by its visible words."""
+    return body.replace(_FOLDED_CELL_SUMMARY, "<summary>")
+
+
+def _fix_body(app, pagename, templatename, context, doctree):
     if "body" in context:
-        context["body"] = bibliography_roles(context["body"])
+        context["body"] = folded_cell_names(bibliography_roles(context["body"]))
 
 
 def _is_thebe(asset) -> bool:
@@ -75,5 +89,5 @@ def _configure(app, config):
 def setup(app):
     app.connect("config-inited", _configure)
     app.connect("html-page-context", _drop_thebe, priority=900)
-    app.connect("html-page-context", _fix_bibliography)
+    app.connect("html-page-context", _fix_body)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -408,6 +408,21 @@ def test_bibliography_entries_become_list_items():
     assert fix(other) == other  # only inside a bibliography
 
 
+def test_a_folded_cells_toggle_is_named_by_its_visible_words():
+    from types import SimpleNamespace
+
+    from myst_nb.sphinx_ import HideCodeCellNode, visit_HideCellInput
+
+    node = HideCodeCellNode(prompt_show="Show code cell source", prompt_hide="Hide")
+    node["classes"] = ["above-input"]
+    translator = SimpleNamespace(body=[])  # what visit_HideCellInput uses of Sphinx's
+    visit_HideCellInput(translator, node)  # MyST-NB's own markup, as installed
+    body = "".join(translator.body)
+    fixed = _ext("site_html").folded_cell_names(body)
+    assert "aria-label" in body and "aria-label" not in fixed, body
+    assert fixed == body.replace(' aria-label="Toggle hidden content"', "")
+
+
 def test_pybtex_finds_its_plugins_without_scanning_the_packages(monkeypatch):
     """sphinxcontrib-bibtex asks pybtex for a plugin once per citation; after
     _ext/book_zh.py registered the installed ones, no lookup scans entry points."""
