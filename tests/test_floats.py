@@ -305,6 +305,28 @@ def test_runs_table_names_settings_and_groupings(shown):
             runs_table({(False, None): run}, sums)
 
 
+def test_runs_table_names_each_line_by_its_route(shown):
+    from matgrad.tf_env import OneDNNRun, Setting, runs_table
+
+    sums = [three_term_sums(*row) for row in examples.SEED_B]
+    lr = np.tile([s["(b0 + b1) + b2"] for s in sums], (5, 1))
+    run = OneDNNRun(lr, "unknown", lr)
+    runs_table(
+        {Setting(False, test_switch=True): run},
+        sums,
+        xla=lr[0],
+        routes={Setting(False, test_switch=True): 3},
+    )
+    (_, (data, metadata)) = shown
+    english = data["text/markdown"].splitlines()
+    chinese = metadata["matgrad"]["zh_CN"]["text/markdown"].splitlines()
+    assert english[0].startswith("| computed by | ") and chinese[0].startswith("| 计算方式 | ")
+    assert english[2].startswith("| route 3: (0, —) + test switch | — | gradient | ")
+    assert chinese[2].startswith("| 路线 3：(0, —) + test switch | — | 梯度 | ")
+    assert english[4].startswith("| route 4: (0, —) + XLA | — | ")
+    assert chinese[4].startswith("| 路线 4：(0, —) + XLA | — | ")
+
+
 def test_runs_table_prints_a_common_row_once(shown, capsys):
     from matgrad.tf_env import OneDNNRun, runs_table
 

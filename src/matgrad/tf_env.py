@@ -467,7 +467,7 @@ def _layout_words(run: OneDNNRun, product: str, custom_ops: bool, name: str) -> 
     return _EIGEN_BLOCKS if layout == "ab" else (f"`{layout}`", f"`{layout}`")
 
 
-def runs_table(runs: dict, sums, xla: np.ndarray | None = None) -> None:
+def runs_table(runs: dict, sums, xla: np.ndarray | None = None, routes: dict | None = None) -> None:
     """Show :func:`onednn_runs`' results as a table, in both editions.
 
     Two lines per setting (:func:`setting_name`): one for the gradient and
@@ -480,7 +480,10 @@ def runs_table(runs: dict, sums, xla: np.ndarray | None = None) -> None:
     :func:`matgrad.floats.three_term_sums` per entry of the row). The first
     line of a setting also gives the instruction set oneDNN allows itself.
     ``xla``, row 0 of ``tf.matmul(G, B, transpose_b=True)`` compiled with XLA
-    in this process, adds a last line, "(0, —) + XLA". When every line has
+    in this process, adds a last line, "(0, —) + XLA". ``routes``, the
+    route number of each setting, names each line "route n: (0, —)" (XLA's
+    "route 4: (0, —) + XLA"), as the page's other tables do; the Chinese of
+    these names is "路线 n：(0, —)". When every line has
     the same row 0, a line above the table, in both editions, gives it and
     its columns once, and the table leaves those two columns out.
     """
@@ -494,6 +497,9 @@ def runs_table(runs: dict, sums, xla: np.ndarray | None = None) -> None:
             raise TypeError(f"runs must map settings to OneDNNRun, got {type(run).__name__}")
         setting = Setting(*setting)
         name = setting_name(*setting)
+        if routes is not None:
+            words[f"route {routes[setting]}: {name}"] = f"路线 {routes[setting]}：{name}"
+            name = f"route {routes[setting]}: {name}"
         known = "—" if run.isa == "unknown" else f"`{run.isa}`"
         for k, (row, product, key) in enumerate(
             (
@@ -505,7 +511,11 @@ def runs_table(runs: dict, sums, xla: np.ndarray | None = None) -> None:
             lines.append((name if k == 0 else "", known if k == 0 else "", product, layout, row))
     if xla is not None:
         words[_XLA[0]] = _XLA[1]
-        lines.append((setting_name(False) + " + XLA", "—", _XLA[0], ("—", "—"), np.asarray(xla)))
+        xla_name = setting_name(False) + " + XLA"
+        if routes is not None:
+            words[f"route 4: {xla_name}"] = f"路线 4：{xla_name}"
+            xla_name = f"route 4: {xla_name}"
+        lines.append((xla_name, "—", _XLA[0], ("—", "—"), np.asarray(xla)))
     same = all(np.array_equal(line[4], lines[0][4]) for line in lines)
     for name, known, product, layout, row in lines:
         keys = groupings_consistent_with(row, sums, rounded=True)
@@ -514,7 +524,7 @@ def runs_table(runs: dict, sums, xla: np.ndarray | None = None) -> None:
         words[layout[0]] = layout[1]
         rows.append([name, known, product, layout[0], " ".join(map(str, row)), en])
     header = [
-        ("setting", "设置"),
+        ("setting", "设置") if routes is None else ("computed by", "计算方式"),
         ("highest instruction set oneDNN allows itself", "oneDNN 启用的最高指令集"),
         ("product", "乘积"),
         ("sgemm gets Bᵀ as", "SGEMM 收到的 Bᵀ 形式"),
