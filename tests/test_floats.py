@@ -275,18 +275,26 @@ def test_runs_table_names_settings_and_groupings(shown):
     english = data["text/markdown"].splitlines()
     chinese = metadata["matgrad"]["zh_CN"]["text/markdown"].splitlines()
     # two lines per setting: the gradient, then Bᵀ written out
-    assert english[2].startswith("| (0, —) | `Intel AVX2` | gradient | ")
+    assert english[2].startswith("| (0, default) | `Intel AVX2` | gradient | ")
     assert "`ab` (Eigen's packed blocks)" in english[2] and "| left to right |" in english[2]
     assert "`ab`（Eigen 的打包块）" in chinese[2] and "| 梯度 |" in chinese[2]
     assert english[3].startswith("|  |  | Bᵀ written out first | `ab` (Eigen's ")
-    assert english[4].startswith("| (1, AVX2) | — | gradient | `ba` (transpose flag) | -0.1730783 ")
+    assert english[4].startswith(
+        "| (1, AVX2) | not logged | gradient | `ba` (transpose flag) | -0.1730783 "
+    )
     assert "| ends first |" in english[4] and "| 先加首尾两项 |" in chinese[4]
     assert "`ba`（带转置标志）" in chinese[4]
     assert "| `ab` (no transpose flag) | " in english[5] and "| left to right |" in english[5]
     # a setting whose log has no sgemm call, with its name in both editions
-    assert english[6].startswith("| (0, —) + test switch + 1 thread | — | gradient | no sgemm ")
-    assert chinese[6].startswith("| (0, —) + test switch + 1 thread | — | 梯度 | 无 SGEMM 调用 ")
-    assert english[8].startswith("| (0, —) + XLA | — | matmul(G, B, transpose_b=True) | — | ")
+    assert english[6].startswith(
+        "| (0, default) + test switch + 1 thread | no sgemm call | gradient | no sgemm "
+    )
+    assert chinese[6].startswith(
+        "| (0, default) + test switch + 1 thread | 无 SGEMM 调用 | 梯度 | 无 SGEMM 调用 "
+    )
+    assert english[8].startswith(
+        "| (0, default) + XLA | not logged | matmul(G, B, transpose_b=True) | not logged | "
+    )
     assert len(english) == 9
     with pytest.raises(TypeError, match="runs must map settings to OneDNNRun"):
         runs_table({(True, None): lr}, sums)
@@ -303,6 +311,30 @@ def test_runs_table_names_settings_and_groupings(shown):
         )
         with pytest.raises(ValueError, match="is not the puzzle's 5x3:3x3"):
             runs_table({(False, None): run}, sums)
+
+
+def test_runs_table_names_each_line_by_its_route(shown):
+    from matgrad.tf_env import OneDNNRun, Setting, runs_table
+
+    sums = [three_term_sums(*row) for row in examples.SEED_B]
+    lr = np.tile([s["(b0 + b1) + b2"] for s in sums], (5, 1))
+    run = OneDNNRun(lr, "unknown", lr)
+    runs_table(
+        {Setting(False, test_switch=True): run},
+        sums,
+        xla=lr[0],
+        routes={Setting(False, test_switch=True): 3},
+    )
+    (_, (data, metadata)) = shown
+    english = data["text/markdown"].splitlines()
+    chinese = metadata["matgrad"]["zh_CN"]["text/markdown"].splitlines()
+    assert english[0].startswith("| computed by | ") and chinese[0].startswith("| 计算方式 | ")
+    assert english[2].startswith(
+        "| route 3: (0, default) + test switch | no sgemm call | gradient | "
+    )
+    assert chinese[2].startswith("| 路线 3：(0, default) + test switch | 无 SGEMM 调用 | 梯度 | ")
+    assert english[4].startswith("| route 4: (0, default) + XLA | not logged | ")
+    assert chinese[4].startswith("| 路线 4：(0, default) + XLA | 未记录 | ")
 
 
 def test_runs_table_prints_a_common_row_once(shown, capsys):
@@ -340,11 +372,11 @@ def test_runs_table_prints_a_common_row_once(shown, capsys):
 def test_settings_are_named_and_checked():
     from matgrad.tf_env import OneDNNRun, Setting, onednn_runs, onednn_seed_gradient, setting_name
 
-    assert setting_name(*Setting(False)) == "(0, —)"
+    assert setting_name(*Setting(False)) == "(0, default)"
     assert setting_name(*Setting(True, "SSE41")) == "(1, SSE41)"
-    assert setting_name(False, None, True, None) == "(0, —) + test switch"
-    assert setting_name(False, intra_op_threads=2) == "(0, —) + 2 threads"
-    assert setting_name(False, None, True, 1) == "(0, —) + test switch + 1 thread"
+    assert setting_name(False, None, True, None) == "(0, default) + test switch"
+    assert setting_name(False, intra_op_threads=2) == "(0, default) + 2 threads"
+    assert setting_name(False, None, True, 1) == "(0, default) + test switch + 1 thread"
     assert Setting(True) == (True, None, False, None)
     run = OneDNNRun(
         np.zeros((5, 3)),

@@ -391,12 +391,12 @@ def setting_name(
     """A setting as the oneDNN appendix writes it: ``(TF_ENABLE_ONEDNN_OPTS, cap)``.
 
     The cap is ``max_cpu_isa``, else the ``ONEDNN_MAX_CPU_ISA`` of this
-    environment (which the children inherit), else "—" for none; then
+    environment (which the children inherit), else "default" for none; then
     " + test switch" and " + 1 thread" (or " + n threads") when set, e.g.
-    ``setting_name(*Setting(False, test_switch=True))`` is "(0, —) + test switch".
+    ``setting_name(*Setting(False, test_switch=True))`` is "(0, default) + test switch".
     Both editions use this name (the Chinese prose writes it as code).
     """
-    cap = max_cpu_isa or os.environ.get("ONEDNN_MAX_CPU_ISA") or "—"
+    cap = max_cpu_isa or os.environ.get("ONEDNN_MAX_CPU_ISA") or "default"
     name = f"({1 if custom_ops else 0}, {cap})"
     if test_switch:
         name += " + test switch"
@@ -448,13 +448,15 @@ _EIGEN_BLOCKS = ("`ab` (Eigen's packed blocks)", "`ab`（Eigen 的打包块）")
 #: the two products each child computes, in the order its sgemm calls log them
 _PRODUCTS = (("gradient", "梯度"), ("Bᵀ written out first", "先构造 Bᵀ"))
 _XLA = ("matmul(G, B, transpose_b=True)", "matmul(G, B, transpose_b=True)")
+_NO_CALL = ("no sgemm call", "无 SGEMM 调用")
+_NOT_LOGGED = ("not logged", "未记录")
 
 
 def _layout_words(run: OneDNNRun, product: str, custom_ops: bool, name: str) -> tuple[str, str]:
     # how the last sgemm call of one of the puzzle's products received Bᵀ
     calls = run.calls(product)
     if not calls:
-        return "no sgemm call", "无 SGEMM 调用"
+        return _NO_CALL
     last = calls[-1]
     if run.sgemm_shapes[last] != PUZZLE_SGEMM_SHAPE:
         raise ValueError(
@@ -467,20 +469,25 @@ def _layout_words(run: OneDNNRun, product: str, custom_ops: bool, name: str) -> 
     return _EIGEN_BLOCKS if layout == "ab" else (f"`{layout}`", f"`{layout}`")
 
 
-def runs_table(runs: dict, sums, xla: np.ndarray | None = None) -> None:
+def runs_table(runs: dict, sums, xla: np.ndarray | None = None, routes: dict | None = None) -> None:
     """Show :func:`onednn_runs`' results as a table, in both editions.
 
     Two lines per setting (:func:`setting_name`): one for the gradient and
     one for the product with Bᵀ written out first. Each line gives how that
     product's last sgemm call received Bᵀ, read from oneDNN's log (the call
     must have the puzzle's shape, :data:`PUZZLE_SGEMM_SHAPE`, else
-    ValueError; "no sgemm call" when the log has none, as in Arm builds),
+    ValueError; "no sgemm call", in both log columns, when the log has none,
+    as in Arm builds),
     row 0 of the product, and the columns of the groupings table that match
     it: the three groupings and the correctly rounded sum (``sums``: one
     :func:`matgrad.floats.three_term_sums` per entry of the row). The first
     line of a setting also gives the instruction set oneDNN allows itself.
     ``xla``, row 0 of ``tf.matmul(G, B, transpose_b=True)`` compiled with XLA
-    in this process, adds a last line, "(0, —) + XLA". When every line has
+    in this process, adds a last line, "(0, default) + XLA", whose log columns
+    say "not logged" (this process does not log). ``routes``, the
+    route number of each setting, names each line "route n: (0, default)" (XLA's
+    "route 4: (0, default) + XLA"), as the page's other tables do; the Chinese of
+    these names is "路线 n：(0, default)". When every line has
     the same row 0, a line above the table, in both editions, gives it and
     its columns once, and the table leaves those two columns out.
     """
@@ -494,7 +501,13 @@ def runs_table(runs: dict, sums, xla: np.ndarray | None = None) -> None:
             raise TypeError(f"runs must map settings to OneDNNRun, got {type(run).__name__}")
         setting = Setting(*setting)
         name = setting_name(*setting)
-        known = "—" if run.isa == "unknown" else f"`{run.isa}`"
+        if routes is not None:
+            words[f"route {routes[setting]}: {name}"] = f"路线 {routes[setting]}：{name}"
+            name = f"route {routes[setting]}: {name}"
+        known = f"`{run.isa}`"
+        if run.isa == "unknown":  # the log has no line that names it
+            known = (_NOT_LOGGED if run.sgemm_layouts else _NO_CALL)[0]
+        words.update((_NO_CALL, _NOT_LOGGED))
         for k, (row, product, key) in enumerate(
             (
                 (run.gradient[0], _PRODUCTS[0][0], "gradient"),
@@ -505,7 +518,11 @@ def runs_table(runs: dict, sums, xla: np.ndarray | None = None) -> None:
             lines.append((name if k == 0 else "", known if k == 0 else "", product, layout, row))
     if xla is not None:
         words[_XLA[0]] = _XLA[1]
-        lines.append((setting_name(False) + " + XLA", "—", _XLA[0], ("—", "—"), np.asarray(xla)))
+        xla_name = setting_name(False) + " + XLA"
+        if routes is not None:
+            words[f"route 4: {xla_name}"] = f"路线 4：{xla_name}"
+            xla_name = f"route 4: {xla_name}"
+        lines.append((xla_name, _NOT_LOGGED[0], _XLA[0], _NOT_LOGGED, np.asarray(xla)))
     same = all(np.array_equal(line[4], lines[0][4]) for line in lines)
     for name, known, product, layout, row in lines:
         keys = groupings_consistent_with(row, sums, rounded=True)
@@ -514,7 +531,7 @@ def runs_table(runs: dict, sums, xla: np.ndarray | None = None) -> None:
         words[layout[0]] = layout[1]
         rows.append([name, known, product, layout[0], " ".join(map(str, row)), en])
     header = [
-        ("setting", "设置"),
+        ("setting", "设置") if routes is None else ("computed by", "计算方式"),
         ("highest instruction set oneDNN allows itself", "oneDNN 启用的最高指令集"),
         ("product", "乘积"),
         ("sgemm gets Bᵀ as", "SGEMM 收到的 Bᵀ 形式"),
