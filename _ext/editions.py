@@ -12,6 +12,8 @@ built by bookbuild/build_site.py), each a whole site that links to the other.
   ``retrieve_glue_data``, guarded (_ext/pins.py) at myst-nb 1.4.0; it waits
   for executablebooks/MyST-NB#587 (notebooks and Sphinx's translations) and
   docs/upstream/myst-nb-glue-in-translations.md.
+- A folded code cell's toggle says "show code" in the page's language
+  (MyST-NB's ``nb_code_prompt_show``, from the table of editions).
 - The captions of the toctrees that _toc.yml makes ("Chapters", ...) are
   inserted after Sphinx has translated the page, so they are translated
   here (and, when the catalog has no translation, noted as untranslated for
@@ -47,8 +49,16 @@ def _configure(app, config):
     if isinstance(header, str):
         header = [h.strip() for h in header.split(",") if h.strip()]
     config.html_theme_options["article_header_end"] = ["language-switch.html", *header]
+    code_toggle(config)
     if not is_english(config):
         _patch_glue()
+
+
+def code_toggle(config) -> None:
+    """The words of a folded code cell's toggle, in the edition's language."""
+    words = editions.edition(config.language).code_toggle
+    if words is not None:
+        config.nb_code_prompt_show, config.nb_code_prompt_hide = words
 
 
 def _edition_link(app, pagename, templatename, context, doctree):

@@ -35,6 +35,10 @@ class Edition:
     # The site's footer and the PDF's title page: {version}, {date}, and the
     # links {text_licence} and {code_licence} (HTML).
     footer: str
+    # The toggle of a folded code cell (tag hide-input), shown and hidden:
+    # MyST-NB takes these words from its configuration, not from a catalog.
+    # None: MyST-NB's own ("Show code cell source").
+    code_toggle: tuple[str, str] | None = None
 
 
 EDITIONS = (
@@ -71,6 +75,7 @@ EDITIONS = (
             "版本 {version}，构建于 {date}。"
             "文字与图片采用 {text_licence} 许可，代码采用 {code_licence} 许可。"
         ),
+        code_toggle=("显示代码", "隐藏代码"),
     ),
 )
 SOURCE = EDITIONS[0]

@@ -24,8 +24,10 @@ the kernel does, so the KernelManager sees an ordinary kernel process.
 The environment variables that matter at import time are the zygote's, and
 they are the same values the pages set in their first cell:
 ``TF_CPP_MIN_LOG_LEVEL=3``, ``TF_ENABLE_ONEDNN_OPTS=0``, one BLAS thread,
-and matplotlib's inline backend. The tests (tests/test_pages.py) still run
-every page in an ordinary fresh kernel.
+and matplotlib's inline backend. tests/test_pages.py and
+tests/test_portability.py fork their kernels from a zygote too; the pages
+that time something, and JupyterLab's (tests/test_lab.py), run in ordinary
+fresh kernels.
 """
 
 from __future__ import annotations

@@ -269,6 +269,18 @@ def test_the_chinese_configuration_loads_jiebas_dictionary(tmp_path, monkeypatch
     assert "雅可比 1000 n" in words
 
 
+def test_a_folded_code_cells_toggle_speaks_the_editions_language():
+    from types import SimpleNamespace
+
+    code_toggle = _ext("editions").code_toggle
+    english = SimpleNamespace(language="en", nb_code_prompt_show="Show code cell {type}")
+    code_toggle(english)
+    assert english.nb_code_prompt_show == "Show code cell {type}"  # MyST-NB's own
+    chinese = SimpleNamespace(language="zh_CN")
+    code_toggle(chinese)
+    assert (chinese.nb_code_prompt_show, chinese.nb_code_prompt_hide) == ("显示代码", "隐藏代码")
+
+
 def test_chinese_indexer_splits_and_stems_as_sphinxs():
     # The same words and stems as Sphinx's own indexer; only the lookup differs.
     from sphinx.search import zh
