@@ -469,7 +469,9 @@ def _layout_words(run: OneDNNRun, product: str, custom_ops: bool, name: str) -> 
     return _EIGEN_BLOCKS if layout == "ab" else (f"`{layout}`", f"`{layout}`")
 
 
-def runs_table(runs: dict, sums, xla: np.ndarray | None = None, routes: dict | None = None) -> None:
+def runs_table(
+    runs: dict, sums, xla: np.ndarray | None = None, routes: dict | None = None, log: bool = True
+) -> None:
     """Show :func:`onednn_runs`' results as a table, in both editions.
 
     Two lines per setting (:func:`setting_name`): one for the gradient and
@@ -490,6 +492,8 @@ def runs_table(runs: dict, sums, xla: np.ndarray | None = None, routes: dict | N
     these names is "路线 n：(0, default)". When every line has
     the same row 0, a line above the table, in both editions, gives it and
     its columns once, and the table leaves those two columns out.
+    ``log=False`` leaves out the two columns read from oneDNN's log (the
+    instruction set and how sgemm gets Bᵀ).
     """
     from .floats import GROUPING_NAMES, groupings_consistent_with
     from .tables import markdown_table
@@ -550,6 +554,10 @@ def runs_table(runs: dict, sums, xla: np.ndarray | None = None, routes: dict | N
             raw=True,
         )
         header, rows = header[:4], [row[:4] for row in rows]
+    if not log:
+        keep = [i for i in range(len(header)) if i not in (1, 3)]
+        header = [header[i] for i in keep]
+        rows = [[row[i] for i in keep] for row in rows]
     markdown_table(
         [en for en, _ in header], rows, zh_header=[zh for _, zh in header], zh_words=words
     )
