@@ -337,6 +337,22 @@ def test_runs_table_names_each_line_by_its_route(shown):
     assert chinese[4].startswith("| 路线 4：(0, default) + XLA | 未记录 | ")
 
 
+def test_runs_table_leaves_out_the_log_columns_or_refuses_bad_arguments(shown):
+    from matgrad.tf_env import OneDNNRun, Setting, runs_table
+
+    sums = [three_term_sums(*row) for row in examples.SEED_B]
+    lr = np.tile([s["(b0 + b1) + b2"] for s in sums], (5, 1))
+    settings = {Setting(False, test_switch=True): OneDNNRun(lr, "unknown", lr)}
+    runs_table(settings, sums, log=False)
+    (_, (data, _)) = shown
+    header = data["text/markdown"].splitlines()[0]
+    assert header == "| setting | product |", header  # row 0 is printed once, above
+    with pytest.raises(TypeError, match="log must be True or False, got 'no'"):
+        runs_table(settings, sums, log="no")
+    with pytest.raises(ValueError, match=r"routes names no route for the settings \['\(0, "):
+        runs_table(settings, sums, routes={Setting(True): 1})
+
+
 def test_runs_table_prints_a_common_row_once(shown, capsys):
     from matgrad.tf_env import OneDNNRun, runs_table
 

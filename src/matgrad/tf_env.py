@@ -498,6 +498,12 @@ def runs_table(
     from .floats import GROUPING_NAMES, groupings_consistent_with
     from .tables import markdown_table
 
+    if not isinstance(log, bool):
+        raise TypeError(f"log must be True or False, got {log!r}")
+    if routes is not None:
+        missing = [setting_name(*Setting(*s)) for s in runs if Setting(*s) not in routes]
+        if missing:
+            raise ValueError(f"routes names no route for the settings {missing}")
     rows, words = [], dict(_PRODUCTS)
     lines = []  # (setting, instruction set, product, layout words, row 0)
     for setting, run in runs.items():
