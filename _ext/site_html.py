@@ -12,7 +12,8 @@
   that read as its text, so they become aria-hidden and the button keeps its
   name, "Color mode". Both are the book's copies of the theme's components
   (_ext/templates/search-button-field.html, theme-switcher.html).
-- A folded code cell's toggle (MyST-NB's ``visit_HideCellInput``) shows
+- A folded code cell (MyST-NB's ``HideCodeCellNode``) has a visitor in the
+  PDF's single-page build too (see ``setup``); its toggle shows
   "Show code cell source" (显示代码 in Chinese) but is named "Toggle hidden
   content" by an aria-label (axe: label-content-name-mismatch, serious; and
   English on a Chinese page): the aria-label goes, and its visible words
@@ -87,6 +88,15 @@ def _configure(app, config):
 
 
 def setup(app):
+    # The PDF's single-page build has no visitor for a folded code cell:
+    # MyST-NB registers it for the "html" builder only, and Sphinx falls
+    # back from "singlehtml" to "html" only for a builder that no extension
+    # gave handlers of its own (sphinx-exercise gives "singlehtml" some).
+    from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput, visit_HideCellInput
+
+    app.add_node(
+        HideCodeCellNode, override=True, singlehtml=(visit_HideCellInput, depart_HideCellInput)
+    )
     app.connect("config-inited", _configure)
     app.connect("html-page-context", _drop_thebe, priority=900)
     app.connect("html-page-context", _fix_body)
