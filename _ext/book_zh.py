@@ -264,24 +264,34 @@ def _chinese_style():
 
 _CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 # Where unsrt ends a sentence: "." (or a title's own "?" / "!") and a space, or the end;
-# not the full stop of an initial ("Christian H. Bischof", an editor).
-_SENTENCE_END = re.compile(r"(?<!\b[A-Z])[.?!](?: |$)")
-# A sentence of publisher, place and year alone ("Springer, Berlin, 2008"): in
-# an entry that has Chinese, its separators are the entry's, full width. A name
+# not the full stop of an initial ("Christian H. Bischof", an editor), but the
+# entry's last stop even after a capital ("doi:10.1016/0304-3975(83)90110-X.").
+_SENTENCE_END = re.compile(r"(?<!\b[A-Z])[.?!] |[.?!]$")
+# A sentence of publisher, place and year alone ("Springer, Berlin, 2008"), or
+# of a journal, its volume and pages and the year: in every entry, whatever its
+# type, its separators are full width, as in a sentence with Chinese. A name
 # starts with a capital, or is a lower-case domain name ("mlsys.org").
 _NAME = r"(?:[A-Z][\w&.-]*|[a-z][\w-]*(?:\.[a-z][\w-]*)+)(?: [\w&.-]+)*"
-# "ACM, 2016", "mlsys.org, 2018", "Springer, Berlin, 2008", or the year alone
-# (proceedings with no publisher);
+# unsrt's volume, number and pages of an article: "112(2):427–441", "3:e103",
+# "pages 1–10".
+_VOLUME_PAGES = r"(?:\d+(?:\([^()]*\))?(?::[\w–-]+)?|pages [\w–-]+)"
+# "ACM, 2016", "mlsys.org, 2018", "Springer, Berlin, 2008", the year alone
+# (proceedings with no publisher), "Mathematical Programming, 112(2):427–441, 2008";
 # and a sentence of a locator alone ("ISBN …", "doi:…", "arXiv:…"), whose "." becomes "。".
-_PUBLISHER_YEAR = re.compile(rf"(?:{_NAME}(?:, {_NAME})*, )?\d{{4}}|(?:ISBN |doi:|arXiv:)\S+")
+_PUBLISHER_YEAR = re.compile(
+    rf"(?:{_NAME}(?:, {_NAME})*, )?\d{{4}}|{_NAME}, {_VOLUME_PAGES}, \d{{4}}"
+    r"|(?:ISBN |doi:|arXiv:)\S+"
+)
 
 
 def _full_width_separators(text) -> None:
     """unsrt joins an entry's fields with ", " and ends each sentence with
     "." and a ``newblock`` (a space); after the Chinese note_zh /
     howpublished_zh that reads "文档, 2026. 询问……". In a sentence that
-    contains Chinese, and in a Chinese entry's sentence of publisher, place
-    and year (or of the year alone), those separators become "，" and "。" (no space after it); a
+    contains Chinese, and in any entry's sentence of publisher, place and
+    year (or of the year alone), of journal, volume, pages and year, or of a
+    locator (doi, ISBN, arXiv), those separators become "，" and "。" (no
+    space after it), whether or not the entry has Chinese; a
     comma inside brackets (code in a note) and every other sentence without
     Chinese (names, titles, links) stay as they are, and so does all
     Protected text (a braced field: a title, an address such as "Cambridge,
@@ -352,12 +362,11 @@ def _full_width(whole: str, kept: list[bool] | None = None) -> list[str]:
     ``kept``: the characters of Protected text, which stay as they are."""
     out = list(whole)
     kept = kept or [False] * len(whole)
-    chinese_entry = bool(_CJK.search(whole))
     start = 0
     for end in [*_SENTENCE_END.finditer(whole), None]:
         stop = end.start() if end else len(whole)
         sentence = whole[start:stop]
-        imprint = chinese_entry and _PUBLISHER_YEAR.fullmatch(sentence)
+        imprint = _PUBLISHER_YEAR.fullmatch(sentence)
         if _CJK.search(sentence) or imprint:
             _full_width_commas(whole, out, start, stop, kept)
             if end and whole[end.start()] == "." and not kept[end.start()]:

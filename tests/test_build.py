@@ -441,10 +441,11 @@ def test_pybtex_finds_its_plugins_without_scanning_the_packages(monkeypatch):
     assert pybtex.plugin.find_plugin("pybtex.backends", "plaintext").default_suffix == ".txt"
 
 
-def test_chinese_references_use_full_width_separators_where_the_entry_is_chinese(monkeypatch):
+def test_chinese_references_use_full_width_separators_in_every_entrys_imprint(monkeypatch):
     """In the Chinese edition, unsrt's ", " and ". " become "，" and "。" in a
-    sentence with Chinese and in a Chinese entry's publisher-and-year
-    sentence; an English entry, and names and titles, keep theirs."""
+    sentence with Chinese and in the publisher-and-year or journal sentence
+    and the locator of every entry, whatever its type and whether or not it
+    has Chinese; names and titles keep theirs."""
     monkeypatch.syspath_prepend(str(ROOT / "_ext"))
     book_zh = _ext("book_zh")
 
@@ -463,7 +464,19 @@ def test_chinese_references_use_full_width_separators_where_the_entry_is_chinese
     )
     assert full("Title. 讲义. see docs, 2018. x") == "Title. 讲义。see docs, 2018. x"
     english = "C. H. Bischof, H. M. Bücker. A title, with a comma. Springer, Berlin, 2008."
-    assert full(english) == english
+    assert full(english) == (
+        "C. H. Bischof, H. M. Bücker. A title, with a comma. Springer，Berlin，2008。"
+    )
+    # a journal article punctuates as a book does, with or without Chinese
+    assert full("U. Naumann. A Title. Mathematical Programming, 112(2):427–441, 2008. doi:1.") == (
+        "U. Naumann. A Title. Mathematical Programming，112(2):427–441，2008。doi:1。"
+    )
+    assert full("A. Baydin. A, b. J. of ML Research, 18(153):1–43, 2018. a.org（访问于 2026-11-25）.") == (
+        "A. Baydin. A, b. J. of ML Research，18(153):1–43，2018。a.org（访问于 2026-11-25）。"
+    )
+    assert full("A. Meurer. SymPy. PeerJ Computer Science, 3:e103, 2017. doi:10.1016/0304-X.") == (
+        "A. Meurer. SymPy. PeerJ Computer Science，3:e103，2017。doi:10.1016/0304-X。"
+    )
     note = "Title, with a comma. 文档 (a, b), 2026."
     assert full(note) == "Title, with a comma. 文档 (a, b)，2026。"
     # Protected text keeps its ", ": an address, the list of editors
