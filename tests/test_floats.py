@@ -431,8 +431,10 @@ def test_onednn_runs_report_layouts_and_stay_in_the_groupings():
     if not onednn_in_build():
         pytest.skip("this TensorFlow was built without oneDNN")
     on, one_thread = Setting(True, "AVX2"), Setting(False, None, False, 1)
-    own = Setting(False, test_switch=True)
-    runs = onednn_runs([(False, None), on, one_thread, own])
+    own, capped = Setting(False, test_switch=True), Setting(False, "SSE41")
+    # (on Linux the four settings with custom_ops False share one import of
+    # TensorFlow and fork after it: the cap and the test switch still apply)
+    runs = onednn_runs([(False, None), on, one_thread, own, capped])
     sums = [three_term_sums(*row) for row in examples.SEED_B]
     for run in runs.values():
         for row in (run.gradient[0], run.transposed_first[0]):
@@ -466,6 +468,23 @@ def test_onednn_runs_report_layouts_and_stay_in_the_groupings():
     assert "AVX2" in runs[on].isa
     if platform.machine() in ("x86_64", "AMD64"):
         assert runs[Setting(False)].sgemm_layouts[-1] == "ab"
+        assert runs[capped].isa == "Intel SSE4.1"
+
+
+def test_settings_are_split_by_their_marks(monkeypatch):
+    """One child's output for several settings is cut at its marks; a
+    missing mark is an error, and no setting starts no child."""
+    from matgrad import tf_env
+    from matgrad.tf_env import Setting
+
+    printed = [tf_env._SETTING_MARK + "0", "a", tf_env._SETTING_MARK + "1", "b", "c"]
+    monkeypatch.setattr(tf_env, "_run_child", lambda *a, **k: printed)
+    two = [Setting(False), Setting(False, "SSE41")]
+    assert tf_env._group_lines(two, 1) == [["a"], ["b", "c"]]
+    with pytest.raises(RuntimeError, match="printed 2 settings, not 3"):
+        tf_env._group_lines([*two, Setting(False, test_switch=True)], 1)
+    monkeypatch.setattr(tf_env, "_run_child", lambda *a, **k: pytest.fail("no child runs"))
+    assert tf_env.onednn_runs([]) == {}
 
 
 def test_sum_gap_bound_covers_every_grouping():

@@ -66,8 +66,7 @@ def _simulating_no_onednn() -> bool:
 # (IsMklEnabled), the child sets TF_ENABLE_ONEDNN_OPTS to the other value, and
 # only then asks: the answer is the start value only if the import had
 # already decided. It asks a second time to show the answer stays.
-# Its first argument is the number of intra-op threads ("0": TensorFlow's
-# default). Op determinism on: each run repeats itself. Before each product it
+# Op determinism on: each run repeats itself. Before each product it
 # prints a marker line (flushed, as oneDNN flushes each verbose line), so that
 # every sgemm call of the log is attributed to its product (_PRODUCT_MARK).
 # The first line keeps Keras and JAX out of the child (_WITHOUT_KERAS_AND_JAX).
@@ -76,47 +75,96 @@ import sys
 sys.modules["keras"] = sys.modules["jax"] = None
 """
 _PRODUCT_MARK = "matgrad-product:"
+#: the line before each setting's output, when one child computes several settings
+_SETTING_MARK = "matgrad-setting:"
+# The child's argument is a JSON list of settings, each [threads, {variable:
+# value}]: the number of intra-op threads ("0": TensorFlow's default) and the
+# environment variables that oneDNN and Eigen read at their first use (the
+# instruction-set cap, the test switch). With one setting the child computes
+# it itself. With several (on Linux), it imports TensorFlow once and forks
+# one process per setting before any operation has run: each starts as fresh
+# as a new process would be after ``import tensorflow`` (no operation run,
+# oneDNN not started), sets its variables, computes, and writes to a file of
+# its own, which the child prints after _SETTING_MARK. TensorFlow's import is
+# most of a child's time, so forking saves it for every setting but one.
 _CHILD = (
     _WITHOUT_KERAS_AND_JAX
     + """
 import base64
+import ctypes
 import json
 import os
+import tempfile
+import traceback
 import tensorflow as tf
 from tensorflow.python.util import _pywrap_util_port as port
 from matgrad.examples import SEED_T, SEED_B
-from matgrad.tf_env import _PRODUCT_MARK as MARK, long_operands, long_sum_operands
-flipped = "0" if os.environ.get("TF_ENABLE_ONEDNN_OPTS") == "1" else "1"
-os.environ["TF_ENABLE_ONEDNN_OPTS"] = flipped
-switch = [bool(port.IsMklEnabled()), bool(port.IsMklEnabled())]
-if sys.argv[1] != "0":
-    tf.config.threading.set_intra_op_parallelism_threads(int(sys.argv[1]))
-tf.config.experimental.enable_op_determinism()
-def product(name):
-    print(MARK + name, flush=True)
-G, B = tf.ones((5, 3)), tf.constant(SEED_B)
-product("transposed first")
-transposed_first = tf.matmul(G, tf.transpose(B))
-G_long, B_long = long_operands()
-product("longer")
-long_product = tf.matmul(G_long, B_long, transpose_b=True)
-product("longer gradient")
-T_long = tf.Variable(tf.zeros((G_long.shape[0], B_long.shape[0])))
-with tf.GradientTape() as tape:
-    Y_long = T_long @ B_long
-long_gradient = tape.gradient(Y_long, T_long, output_gradients=tf.constant(G_long))
-product("long sums")
-long_sums = tf.matmul(*long_sum_operands(), transpose_b=True)
-product("gradient")
-T = tf.Variable(SEED_T)
-with tf.GradientTape() as tape:
-    Y = tf.matmul(T, B)
-gradient = tape.gradient(Y, T)
-product("end")
-def to_bytes(x):
-    return base64.b64encode(x.numpy().tobytes()).decode()
-print(json.dumps([transposed_first.numpy().tolist(), gradient.numpy().tolist(), switch,
-                  to_bytes(long_product), to_bytes(long_gradient), to_bytes(long_sums)]))
+from matgrad.tf_env import _PRODUCT_MARK as MARK, _SETTING_MARK, long_operands, long_sum_operands
+
+def compute(threads, variables):
+    os.environ.update(variables)
+    flipped = "0" if os.environ.get("TF_ENABLE_ONEDNN_OPTS") == "1" else "1"
+    os.environ["TF_ENABLE_ONEDNN_OPTS"] = flipped
+    switch = [bool(port.IsMklEnabled()), bool(port.IsMklEnabled())]
+    if threads:
+        tf.config.threading.set_intra_op_parallelism_threads(threads)
+    tf.config.experimental.enable_op_determinism()
+    def product(name):
+        print(MARK + name, flush=True)
+    G, B = tf.ones((5, 3)), tf.constant(SEED_B)
+    product("transposed first")
+    transposed_first = tf.matmul(G, tf.transpose(B))
+    G_long, B_long = long_operands()
+    product("longer")
+    long_product = tf.matmul(G_long, B_long, transpose_b=True)
+    product("longer gradient")
+    T_long = tf.Variable(tf.zeros((G_long.shape[0], B_long.shape[0])))
+    with tf.GradientTape() as tape:
+        Y_long = T_long @ B_long
+    long_gradient = tape.gradient(Y_long, T_long, output_gradients=tf.constant(G_long))
+    product("long sums")
+    long_sums = tf.matmul(*long_sum_operands(), transpose_b=True)
+    product("gradient")
+    T = tf.Variable(SEED_T)
+    with tf.GradientTape() as tape:
+        Y = tf.matmul(T, B)
+    gradient = tape.gradient(Y, T)
+    product("end")
+    def to_bytes(x):
+        return base64.b64encode(x.numpy().tobytes()).decode()
+    print(json.dumps([transposed_first.numpy().tolist(), gradient.numpy().tolist(), switch,
+                      to_bytes(long_product), to_bytes(long_gradient), to_bytes(long_sums)]),
+          flush=True)
+
+settings = json.loads(sys.argv[1])
+if len(settings) == 1:
+    compute(*settings[0])
+    sys.exit()
+forked = []
+for threads, variables in settings:
+    out = tempfile.TemporaryFile()
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:
+        status = 0
+        try:
+            os.dup2(out.fileno(), 1)
+            compute(threads, variables)
+        except BaseException:
+            traceback.print_exc()
+            status = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        ctypes.CDLL(None).fflush(None)  # oneDNN's log goes through C's stdout
+        os._exit(status)
+    forked.append((pid, out))
+failed = 0
+for i, (pid, out) in enumerate(forked):
+    failed |= os.waitpid(pid, 0)[1]
+    out.seek(0)
+    print(_SETTING_MARK + str(i))
+    print(out.read().decode(), end="")
+sys.exit(1 if failed else 0)
 """
 )
 
@@ -212,7 +260,7 @@ def seed_gradient_in_subprocess(onednn: bool, timeout: float = 120) -> np.ndarra
     if not isinstance(onednn, bool):
         raise TypeError(f"onednn must be True or False, got {onednn!r}")
     env = dict(os.environ, TF_ENABLE_ONEDNN_OPTS="1" if onednn else "0", TF_CPP_MIN_LOG_LEVEL="3")
-    return _gradient(_run_child(env, timeout, args=("0",)))
+    return _gradient(_run_child(env, timeout, args=(json.dumps([[0, {}]]),)))
 
 
 class OneDNNRun(NamedTuple):
@@ -304,6 +352,13 @@ def onednn_seed_gradient(
     the sgemm calls of each product (on x86 builds, Eigen's contraction calls
     oneDNN's sgemm too).
     """
+    setting = _checked(Setting(custom_ops, max_cpu_isa, test_switch, intra_op_threads))
+    return _settings_runs([setting], timeout)[0]
+
+
+def _checked(setting: Setting) -> Setting:
+    """``setting``, once its fields are checked (ValueError, TypeError)."""
+    custom_ops, max_cpu_isa, test_switch, intra_op_threads = setting
     if max_cpu_isa is not None and not (isinstance(max_cpu_isa, str) and max_cpu_isa.isupper()):
         raise ValueError(
             f"max_cpu_isa must be an ONEDNN_MAX_CPU_ISA value such as 'AVX2', got {max_cpu_isa!r}"
@@ -319,18 +374,64 @@ def onednn_seed_gradient(
         raise ValueError(f"intra_op_threads must be at least 1, got {intra_op_threads!r}")
     if _simulating_no_onednn():
         raise RuntimeError(f"{WITHOUT_ONEDNN}=1: this TensorFlow is taken to have no oneDNN")
+    return setting
+
+
+# One process per group of settings that share TF_ENABLE_ONEDNN_OPTS, which
+# TensorFlow reads at its import; the child forks a process per setting after
+# the import (_CHILD). Where fork is not the usual way to start a process (macOS,
+# Windows), each setting gets a child of its own.
+_FORK_SETTINGS = sys.platform == "linux"
+
+
+def _settings_runs(settings: list, timeout: float) -> list:
+    """:class:`OneDNNRun` of each :class:`Setting`, in order (arguments checked)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    groups: dict = {}
+    for i, s in enumerate(settings):
+        key = s.custom_ops if _FORK_SETTINGS else i
+        groups.setdefault(key, []).append(i)
+    with ThreadPoolExecutor(len(groups)) as pool:
+        futures = {
+            key: pool.submit(_group_lines, [settings[i] for i in members], timeout)
+            for key, members in groups.items()
+        }
+        runs = [None] * len(settings)
+        for key, members in groups.items():
+            for i, lines in zip(members, futures[key].result(), strict=True):
+                runs[i] = _parse_run(lines)
+    return runs
+
+
+def _group_lines(settings: list, timeout: float) -> list[list[str]]:
+    """The output lines of each setting (all with the same ``custom_ops``), from one child."""
     env = dict(
         os.environ,
-        TF_ENABLE_ONEDNN_OPTS="1" if custom_ops else "0",
+        TF_ENABLE_ONEDNN_OPTS="1" if settings[0].custom_ops else "0",
         TF_CPP_MIN_LOG_LEVEL="3",
         ONEDNN_VERBOSE="1",
     )
-    if max_cpu_isa is not None:
-        env["ONEDNN_MAX_CPU_ISA"] = max_cpu_isa
     env.pop(_TEST_SWITCH, None)
-    if test_switch:
-        env[_TEST_SWITCH] = "0"
-    lines = _run_child(env, timeout, args=(str(intra_op_threads or 0),))
+    args = []
+    for s in settings:
+        variables = {"ONEDNN_MAX_CPU_ISA": s.max_cpu_isa} if s.max_cpu_isa is not None else {}
+        if s.test_switch:
+            variables[_TEST_SWITCH] = "0"
+        args.append([s.intra_op_threads or 0, variables])
+    lines = _run_child(env, timeout, args=(json.dumps(args),))
+    if len(settings) == 1:
+        return [lines]
+    marks = [i for i, line in enumerate(lines) if line.startswith(_SETTING_MARK)]
+    if len(marks) != len(settings):
+        raise RuntimeError(
+            f"the TensorFlow child printed {len(marks)} settings, not {len(settings)}"
+        )
+    return [lines[m + 1 : n] for m, n in zip(marks, [*marks[1:], len(lines)], strict=True)]
+
+
+def _parse_run(lines: list[str]) -> OneDNNRun:
+    """A :class:`OneDNNRun` from one setting's output lines."""
     isa = next((line.split("isa:", 1)[1].strip() for line in lines if ",isa:" in line), "unknown")
     product, sgemm = None, []  # (product, log line) for each sgemm call
     for line in lines:
@@ -411,31 +512,20 @@ def onednn_runs(
     """:func:`onednn_seed_gradient` for each :class:`Setting`, by setting.
 
     A setting is a :class:`Setting` or a tuple of its fields, ``(custom_ops,
-    max_cpu_isa)`` at least. Each setting runs in its own fresh process, all
-    side by side (the children spend most of their time importing TensorFlow).
+    max_cpu_isa)`` at least. Each setting runs in a process of its own, all
+    side by side; on Linux, the settings with the same ``custom_ops`` share
+    one ``import tensorflow``, forked before any operation runs (``_CHILD``).
     """
-    from concurrent.futures import ThreadPoolExecutor
-
     for s in settings:
         if not isinstance(s, Sequence) or not 2 <= len(s) <= len(Setting._fields):
             raise ValueError(
                 f"a setting is (custom_ops, max_cpu_isa[, test_switch[, intra_op_threads]]), "
                 f"got {s!r}"
             )
-    settings = [Setting(*s) for s in settings]
-    with ThreadPoolExecutor(max(1, len(settings))) as pool:
-        futures = [
-            pool.submit(
-                onednn_seed_gradient,
-                s.max_cpu_isa,
-                timeout,
-                custom_ops=s.custom_ops,
-                test_switch=s.test_switch,
-                intra_op_threads=s.intra_op_threads,
-            )
-            for s in settings
-        ]
-        return {s: f.result() for s, f in zip(settings, futures, strict=True)}
+    settings = [_checked(Setting(*s)) for s in settings]
+    if not settings:
+        return {}
+    return dict(zip(settings, _settings_runs(settings, timeout), strict=True))
 
 
 _LAYOUT_WORDS = {
