@@ -471,9 +471,9 @@ def test_chinese_references_use_full_width_separators_in_every_entrys_imprint(mo
     assert full("U. Naumann. A Title. Mathematical Programming, 112(2):427–441, 2008. doi:1.") == (
         "U. Naumann. A Title. Mathematical Programming，112(2):427–441，2008。doi:1。"
     )
-    assert full("A. Baydin. A, b. J. of ML Research, 18(153):1–43, 2018. a.org（访问于 2026-11-25）.") == (
-        "A. Baydin. A, b. J. of ML Research，18(153):1–43，2018。a.org（访问于 2026-11-25）。"
-    )
+    assert full(
+        "A. Baydin. A, b. J. of ML Research, 18(153):1–43, 2018. a.org（访问于 2026-11-25）."
+    ) == ("A. Baydin. A, b. J. of ML Research，18(153):1–43，2018。a.org（访问于 2026-11-25）。")
     assert full("A. Meurer. SymPy. PeerJ Computer Science, 3:e103, 2017. doi:10.1016/0304-X.") == (
         "A. Meurer. SymPy. PeerJ Computer Science，3:e103，2017。doi:10.1016/0304-X。"
     )
