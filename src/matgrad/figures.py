@@ -1172,10 +1172,11 @@ def hessian_blocks(H) -> dict:
     return {"flat": flat, "scales": scales, "residual": residual}
 
 
-def plot_hessian_structure(H, *, figsize=(4.8, 3.0), lang="en", words=None):
+def plot_hessian_structure(H, *, figsize=(4.8, 3.6), lang="en", words=None):
     """The flattened Hessian of a matrix function next to the scales of its
     blocks: for least squares every block is a multiple of the identity, and
-    the multiples are ``XᵀX`` (the Hessian is ``XᵀX ⊗ I``)."""
+    the multiples are ``XᵀX`` (the Hessian is ``XᵀX ⊗ I``). Both axes of the
+    flattened Hessian number the entries of W; both panels share one colour scale."""
     text = _text(lang, words)
     d = hessian_blocks(H)
     n, m = H.shape[:2]
@@ -1189,10 +1190,14 @@ def plot_hessian_structure(H, *, figsize=(4.8, 3.0), lang="en", words=None):
         ax.axvline(p * m - 0.5, color="0.3", lw=0.8)
     ax.set_title(text("flattened Hessian"), fontsize=10)
     ax.set_xlabel(text("entry of W (row-major)"), fontsize=9)
+    ax.set_ylabel(text("entry of W (row-major)"), fontsize=9)
     ax_s = fig.add_subplot(grid[0, 1])
     _heat(ax_s, d["scales"], vmax=vmax, numbers="{:.1f}", fontsize=8.5)
     ax_s.set_title(text("block (i, k) = (XᵀX)[i, k] · I"), fontsize=9, wrap=True)
     ax_s.set_aspect("equal")
+    bar = fig.colorbar(ax.images[0], ax=[ax, ax_s], location="bottom", shrink=0.7, aspect=30)
+    bar.ax.tick_params(labelsize=8.5)
+    bar.set_label(text("one colour scale for every panel"), fontsize=9)
     return _redraw(fig, plot_hessian_structure, (H,), {"figsize": figsize})
 
 
