@@ -112,12 +112,13 @@ FIGURE_WORDS_ZH = {
     "level sets of L": "L 的等值线",
     "step": "步",
     "layer": "层",
-    "activations alive": "存活的激活值",
+    "activations alive": "存活的激活值个数",
     "reverse mode: tf.GradientTape": "反向模式：tf.GradientTape",
     "forward mode: tf.autodiff.ForwardAccumulator": "前向模式：tf.autodiff.ForwardAccumulator",
     "forward pass": "前向传播",
     "backward pass": "反向传播",
     "entry of W (row-major)": "W 的元素（按行优先编号）",
+    "entry of ∇L (row-major)": "∇L 的元素（按行优先编号）",
     "second derivative": "二阶导数",
     "flattened Hessian": "展平的黑塞矩阵",
     "block (i, k) = (XᵀX)[i, k] · I": "第 (i, k) 块 = (XᵀX)[i, k] · I",
@@ -1175,8 +1176,9 @@ def hessian_blocks(H) -> dict:
 def plot_hessian_structure(H, *, figsize=(4.8, 3.6), lang="en", words=None):
     """The flattened Hessian of a matrix function next to the scales of its
     blocks: for least squares every block is a multiple of the identity, and
-    the multiples are ``XᵀX`` (the Hessian is ``XᵀX ⊗ I``). Both axes of the
-    flattened Hessian number the entries of W; both panels share one colour scale."""
+    the multiples are ``XᵀX`` (the Hessian is ``XᵀX ⊗ I``). The flattened
+    Hessian's rows number the entries of ∇L, its columns those of W; both
+    panels share one colour scale."""
     text = _text(lang, words)
     d = hessian_blocks(H)
     n, m = H.shape[:2]
@@ -1190,7 +1192,7 @@ def plot_hessian_structure(H, *, figsize=(4.8, 3.6), lang="en", words=None):
         ax.axvline(p * m - 0.5, color="0.3", lw=0.8)
     ax.set_title(text("flattened Hessian"), fontsize=10)
     ax.set_xlabel(text("entry of W (row-major)"), fontsize=9)
-    ax.set_ylabel(text("entry of W (row-major)"), fontsize=9)
+    ax.set_ylabel(text("entry of ∇L (row-major)"), fontsize=9)
     ax_s = fig.add_subplot(grid[0, 1])
     _heat(ax_s, d["scales"], vmax=vmax, numbers="{:.1f}", fontsize=8.5)
     ax_s.set_title(text("block (i, k) = (XᵀX)[i, k] · I"), fontsize=9, wrap=True)
