@@ -632,7 +632,7 @@ def runs_table(
         rows.append([name, known, product, layout[0], " ".join(map(str, row)), en])
     header = [
         ("setting", "设置") if routes is None else ("computed by", "计算方式"),
-        ("highest instruction set oneDNN allows itself", "oneDNN 启用的最高指令集"),
+        ("highest instruction set oneDNN allows itself", "oneDNN 允许自己使用的最高指令集"),
         ("product", "乘积"),
         ("sgemm gets Bᵀ as", "SGEMM 收到的 Bᵀ 形式"),
         ("row 0 of the product", "乘积的第 0 行"),
