@@ -381,7 +381,9 @@ def test_runs_table_prints_a_common_row_once(shown, capsys):
     assert english[0] == (
         "| setting | highest instruction set oneDNN allows itself | product | sgemm gets Bᵀ as |"
     )
-    assert chinese[0].startswith("| 设置 | oneDNN 允许自己使用的最高指令集 | 乘积 | SGEMM 收到的 Bᵀ 形式 |")
+    assert chinese[0].startswith(
+        "| 设置 | oneDNN 允许自己使用的最高指令集 | 乘积 | SGEMM 收到的 Bᵀ 形式 |"
+    )
     assert len(english) == 5 and all(line.count("|") == 5 for line in english)
 
 
