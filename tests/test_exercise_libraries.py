@@ -105,4 +105,4 @@ def test_the_books_exercises():
     text = (ROOT / "chapters" / "03_jacobian_chains.md").read_text(encoding="utf-8")
     assert libraries(text, "jc-ex-tall", MATGRAD) == []  # chain_cost: plain Python
     text = (ROOT / "further" / "second_derivatives.md").read_text(encoding="utf-8")
-    assert libraries(text, "sd-ex-symmetry", MATGRAD) == ["NumPy"]
+    assert libraries(text, "sd-ex-symmetry", MATGRAD) == ["TensorFlow", "NumPy"]
