@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -112,6 +111,22 @@ def _failing_cell(nb):
     return None, None
 
 
+def _run_outside_the_page(client, nb, code: str | None) -> str:
+    """Run ``code`` in the page's kernel as a cell that is not the page's
+    (inserted first for its run, then removed); what it printed."""
+    import nbformat
+
+    if not code:
+        return ""
+    cell = nbformat.v4.new_code_cell(code)
+    nb.cells.insert(0, cell)
+    try:
+        client.execute_cell(cell, 0)
+    finally:
+        nb.cells.pop(0)
+    return "".join(out.get("text", "") for out in cell.outputs if out.get("name") == "stdout")
+
+
 def execute_page(
     page: Path,
     workdir: Path,
@@ -119,6 +134,7 @@ def execute_page(
     timeout: int = 180,
     runs: int = 1,
     after_run=None,
+    before_run: dict[int, str] | None = None,
 ):
     """Run ``page`` (MyST) as a notebook from a clean kernel in the page's folder.
 
@@ -127,8 +143,9 @@ def execute_page(
     same kernel, as a reader's second Run All does, and in that second run
     each code cell runs twice in a row, as when a reader runs a cell again
     (a cell must not depend on state that its own first run changed, such as
-    a random generator shared with earlier cells); ``after_run(number)``, if
-    given, is called after each run (test_pages ends the busy loops there).
+    a random generator shared with earlier cells); ``after_run(number, text)``,
+    if given, is called after each run with what ``before_run[number]`` (code
+    run in the kernel just before that run, not part of the page) printed.
     A failing cell fails the test with its source and error; a cell (not
     tagged raises-exception) that writes to stderr or prints log noise fails
     it too. Returns the executed notebook of each run.
@@ -158,13 +175,14 @@ def execute_page(
             kernel_env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", **(env or {})}
             with client.setup_kernel(env=kernel_env):
                 for number in range(runs):
+                    printed = _run_outside_the_page(client, nb, (before_run or {}).get(number))
                     for index, cell in enumerate(nb.cells):
                         again = number > 0 and cell.cell_type == "code"
                         for _ in range(2 if again else 1):
                             client.execute_cell(cell, index)
                     done.append(copy.deepcopy(nb))
                     if after_run is not None:
-                        after_run(number)
+                        after_run(number, printed)
     except CellExecutionError as exc:  # its text has the cell's source and traceback
         index, _ = _failing_cell(nb)
         which = f" in run {len(done) + 1} of {runs}" if runs > 1 else ""
@@ -242,81 +260,48 @@ def assert_same_output_kinds_as_the_build(page: Path, nb) -> None:
         )
 
 
-# ---- the machine kept busy (test_pages runs the timed pages under it) ------
+# ---- clocks as a busy machine shows them (test_pages runs the timing pages with them) ----
 
-# A page measures time when it uses matgrad.timing's timers (not just its
-# format_bytes helper). tests/test_load.py says why these run on a busy machine.
-TIMERS = re.compile(r"\b(best_time|median_time|measure)\(")
-BUSY_DEADLINE = 600  # seconds: a busy loop never outlives this, whatever happens to pytest
+# A page reads a clock when its code times something: matgrad.timing's timers,
+# timeit, or the time module's clocks. tests/test_load.py says what the noisy
+# clocks check.
+TIMERS = re.compile(
+    r"\b(best_time|median_time|measure|timeit\.\w+|time\.(perf_counter|thread_time|process_time))\("
+)
+CLOCKS = ("perf_counter", "thread_time", "process_time")
+# Run in the kernel before a timing page's first run: each of the time
+# module's clocks then adds, at every reading, up to 20 times the interval
+# since its last reading, and now and then a pause of 50 ms (another program
+# on the same cores, a page fault, a busy disk). Seeded: a failure repeats.
+NOISY_CLOCKS = f"""
+import random as _random, time as _time
+def _noisy_clock(real, rng):
+    state = {{"extra": 0.0, "last": real(), "readings": 0}}
+    def clock():
+        now = real()
+        state["extra"] += (now - state["last"]) * rng.uniform(0, 20)
+        state["extra"] += 0.05 if rng.random() < 0.1 else 0.0
+        state["last"], state["readings"] = now, state["readings"] + 1
+        return now + state["extra"]
+    clock.real, clock.state = real, state
+    return clock
+for _seed, _name in enumerate({CLOCKS!r}):
+    setattr(_time, _name, _noisy_clock(getattr(_time, _name), _random.Random(_seed)))
+"""
+# Run before the second run: the real clocks back, and how often the page read
+# the noisy ones (printed as "name readings" lines).
+REAL_CLOCKS = f"""
+for _name in {CLOCKS!r}:
+    _clock = getattr(_time, _name)
+    print(_name, _clock.state["readings"])
+    setattr(_time, _name, _clock.real)
+"""
 
 
 def timed_pages() -> list[Path]:
-    """The pages that time something with matgrad.timing (found by searching
-    the pages, so a new one is picked up)."""
-    return [
-        p
-        for p in toc_pages()
-        if "matgrad.timing" in (text := (ROOT / p).read_text()) and TIMERS.search(text)
-    ]
-
-
-def _spin(deadline: float) -> None:
-    x = 0
-    while time.monotonic() < deadline:
-        for _ in range(100_000):
-            x += 1
-
-
-class BusyCores:
-    """One spinning process per core (conftest's ``busy_cores``)."""
-
-    def __init__(self, count: int):
-        self.count = count
-        self.procs: list = []
-
-    def start(self) -> None:
-        import multiprocessing as mp
-
-        ctx = mp.get_context("spawn")  # no copy of pytest's state, no inherited threads
-        deadline = time.monotonic() + BUSY_DEADLINE
-        self.procs = [
-            ctx.Process(target=_spin, args=(deadline,), daemon=True) for _ in range(self.count)
-        ]
-        for proc in self.procs:
-            proc.start()
-
-    def running(self) -> int:
-        return sum(proc.is_alive() for proc in self.procs)
-
-    def stop(self) -> None:
-        for proc in self.procs:
-            if proc.is_alive():
-                proc.terminate()
-        for proc in self.procs:
-            proc.join(timeout=10)
-            if proc.is_alive():  # pragma: no cover - terminate() was ignored
-                proc.kill()
-                proc.join()
-
-
-@pytest.fixture
-def busy_cores():
-    """Keep every core busy (one spinning process per core) until the test
-    ends or calls ``stop()``; ``count`` is the number of busy loops (0 with
-    MATGRAD_LOAD_TEST=0).
-
-    The busy loops are separate processes with a hard deadline of their own
-    (they exit by themselves even if pytest is killed) and are terminated
-    when the test ends."""
-    if os.environ.get("MATGRAD_LOAD_TEST") == "0":
-        yield BusyCores(0)
-        return
-    busy = BusyCores(os.cpu_count() or 1)
-    try:
-        busy.start()
-        yield busy
-    finally:
-        busy.stop()
+    """The pages whose code reads a clock (found by searching the pages, so a
+    new one is picked up)."""
+    return [p for p in toc_pages() if TIMERS.search((ROOT / p).read_text())]
 
 
 # ---- the order of the tests, and what the workers report --------------------
@@ -327,7 +312,7 @@ def busy_cores():
 # tests spread over both workers. Measured in CI:
 # the Binder-like venv of test_lab (a minute or two on a new machine), the
 # kernel variants of test_portability (eight pages, each run twice, and a
-# Chinese build), the timed pages under load,
+# Chinese build), the timing pages,
 # the tests that start TensorFlow children or compile JAX for many shapes,
 # the pages run twice, then the browser checks of every page.
 _LONG_FIRST = (

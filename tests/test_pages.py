@@ -17,11 +17,9 @@ figure, glued value, ...), from the page's two forms.
 The kernels are forked from a process that has imported TensorFlow once,
 as in the build (bookbuild/kernel_zygote.py; tests/test_build.py checks that such
 a kernel starts in the page's folder with its own environment and shows
-figures). The pages that time something are the exception: they run in an
-ordinary fresh kernel, the first run while every core is kept busy
-(tests/test_load.py says why): their first run is the load test, and their
-second, on the machine as it is, the re-run check (the load is not what it
-checks, and the busy loops would slow every other test meanwhile).
+figures). The pages that time something run their first run with clocks as
+a busy machine shows them (tests/test_load.py says why), and their second,
+with the real clocks, is the re-run check.
 The pages whose numbers depend on kernels run twice in
 tests/test_portability.py instead, with other kernels chosen (one page's two
 runs serve both checks). Pages also run in ordinary fresh kernels in
@@ -30,13 +28,19 @@ tests/test_lab.py (in JupyterLab).
 
 from __future__ import annotations
 
-import os
-import warnings
 from pathlib import Path
 
 import pytest
 
-from conftest import assert_same_output_kinds_as_the_build, execute_page, timed_pages, toc_pages
+from conftest import (
+    CLOCKS,
+    NOISY_CLOCKS,
+    REAL_CLOCKS,
+    assert_same_output_kinds_as_the_build,
+    execute_page,
+    timed_pages,
+    toc_pages,
+)
 from test_portability import KERNEL_PAGES
 
 TIMED = set(timed_pages())
@@ -45,27 +49,24 @@ PAGES = [p for p in toc_pages() if p.as_posix() not in KERNEL_PAGES]
 
 def test_every_page_runs_twice_here_or_with_other_kernels():
     assert set(KERNEL_PAGES) <= {p.as_posix() for p in toc_pages()}
-    assert not TIMED & {Path(p) for p in KERNEL_PAGES}  # a timed page runs under load here
+    assert not TIMED & {Path(p) for p in KERNEL_PAGES}  # its load test is here
     assert len(PAGES) + len(KERNEL_PAGES) == len(toc_pages())
 
 
 @pytest.mark.parametrize("page", PAGES, ids=str)
 def test_page_executes_twice(page, tmp_path, request, monkeypatch):
-    after_run = None
-    if page in TIMED:
-        busy = request.getfixturevalue("busy_cores")  # an ordinary fresh kernel, under load
-        if busy.count == 0:
-            warnings.warn(f"MATGRAD_LOAD_TEST=0: {page} ran on an idle machine", stacklevel=1)
-        else:
-            assert busy.count == busy.running() == (os.cpu_count() or 1)
+    for key, value in request.getfixturevalue("zygote_env").items():
+        monkeypatch.setenv(key, value)
+    before_run, read = {}, {}
+    if page in TIMED:  # the first run is the load test (tests/test_load.py)
+        before_run = {0: NOISY_CLOCKS, 1: REAL_CLOCKS}
 
-            def after_run(number):  # the first run was the load test
-                if number == 0:
-                    assert busy.running() == busy.count, "a busy loop ended during the load test"
-                    busy.stop()
+    def after_run(number, printed):
+        if number == 1 and page in TIMED:
+            read.update(line.split() for line in printed.splitlines())
 
-    else:
-        for key, value in request.getfixturevalue("zygote_env").items():
-            monkeypatch.setenv(key, value)
-    for nb in execute_page(page, tmp_path, runs=2, after_run=after_run):
+    for nb in execute_page(page, tmp_path, runs=2, before_run=before_run, after_run=after_run):
         assert_same_output_kinds_as_the_build(page, nb)
+    if page in TIMED:
+        assert read.keys() == set(CLOCKS), read
+        assert sum(map(int, read.values())), f"{page} read none of the noisy clocks {CLOCKS}"
