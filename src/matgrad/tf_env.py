@@ -20,7 +20,7 @@ changes; :func:`onednn_in_build` reports whether the installed TensorFlow
 has oneDNN at all (the macOS builds have none); and
 :func:`onednn_by_default` reports whether it turns oneDNN's custom
 operations on when the variable is not set. The child's log lines stay in
-the child.
+the child, except that :class:`OneDNNRun` keeps its standard error.
 
 With ``MATGRAD_TF_WITHOUT_ONEDNN=1`` in the environment, these functions
 answer as they would with a TensorFlow built without oneDNN (``IsMklEnabled``
@@ -201,8 +201,13 @@ print(json.dumps([first, second, os.environ.get("TF_ENABLE_ONEDNN_OPTS")]))
 
 
 def _run_child(
-    env: dict, timeout: float, script: str = _CHILD, args: Sequence[str] = ()
+    env: dict,
+    timeout: float,
+    script: str = _CHILD,
+    args: Sequence[str] = (),
+    stderr: list[str] | None = None,
 ) -> list[str]:
+    """The child's standard output, as lines; ``stderr``, a list, receives its standard error."""
     proc = subprocess.run(
         [sys.executable, "-c", script, *args],
         env=env,
@@ -212,6 +217,8 @@ def _run_child(
     )
     if proc.returncode != 0:
         raise RuntimeError(f"the TensorFlow child process failed:\n{proc.stderr[-2000:]}")
+    if stderr is not None:
+        stderr.append(proc.stderr)
     return proc.stdout.strip().splitlines()
 
 
@@ -301,6 +308,10 @@ class OneDNNRun(NamedTuple):
     long_gradient: np.ndarray = np.zeros((0, 0), np.float32)
     #: ``g @ b.T`` for :func:`long_sum_operands` (8 × 8, sums of 100000 terms)
     long_sums: np.ndarray = np.zeros((0, 0), np.float32)
+    #: the child's standard error, with ``TF_CPP_MIN_LOG_LEVEL=3``: what
+    #: TensorFlow logs at import despite it (on Linux, the settings with the
+    #: same ``custom_ops`` share one child, one import and so this text)
+    stderr: str = ""
 
     def calls(self, product: str) -> list[int]:
         """The indices of the sgemm calls of one product (see :data:`PRODUCTS`)."""
@@ -394,18 +405,30 @@ def _settings_runs(settings: list, timeout: float) -> list:
         groups.setdefault(key, []).append(i)
     with ThreadPoolExecutor(len(groups)) as pool:
         futures = {
-            key: pool.submit(_group_lines, [settings[i] for i in members], timeout)
+            key: pool.submit(_group_and_stderr, [settings[i] for i in members], timeout)
             for key, members in groups.items()
         }
         runs = [None] * len(settings)
         for key, members in groups.items():
-            for i, lines in zip(members, futures[key].result(), strict=True):
-                runs[i] = _parse_run(lines)
+            lines_of, stderr = futures[key].result()
+            for i, lines in zip(members, lines_of, strict=True):
+                runs[i] = _parse_run(lines)._replace(stderr="".join(stderr))
     return runs
 
 
-def _group_lines(settings: list, timeout: float) -> list[list[str]]:
-    """The output lines of each setting (all with the same ``custom_ops``), from one child."""
+def _group_and_stderr(settings: list, timeout: float) -> tuple[list[list[str]], list[str]]:
+    """:func:`_group_lines`, and the child's standard error (a list of one text)."""
+    stderr: list[str] = []
+    return _group_lines(settings, timeout, stderr), stderr
+
+
+def _group_lines(
+    settings: list, timeout: float, stderr: list[str] | None = None
+) -> list[list[str]]:
+    """The output lines of each setting (all with the same ``custom_ops``), from one child.
+
+    ``stderr``, a list, receives the child's standard error.
+    """
     env = dict(
         os.environ,
         TF_ENABLE_ONEDNN_OPTS="1" if settings[0].custom_ops else "0",
@@ -419,7 +442,7 @@ def _group_lines(settings: list, timeout: float) -> list[list[str]]:
         if s.test_switch:
             variables[_TEST_SWITCH] = "0"
         args.append([s.intra_op_threads or 0, variables])
-    lines = _run_child(env, timeout, args=(json.dumps(args),))
+    lines = _run_child(env, timeout, args=(json.dumps(args),), stderr=stderr)
     if len(settings) == 1:
         return [lines]
     marks = [i for i, line in enumerate(lines) if line.startswith(_SETTING_MARK)]
