@@ -12,7 +12,9 @@ number of intra-op threads), also computes two longer products, and reports,
 from oneDNN's verbose log, the highest instruction set oneDNN allows itself
 and the shape, layout and product of each of its sgemm calls;
 :func:`onednn_runs` runs several settings side by side, in one wave of
-children, :func:`runs_table` shows them, in both editions, and
+children that compute only the :data:`PRODUCTS` asked for (the oneDNN
+appendix asks for the puzzle's, the page on kernel differences for the
+longer ones), :func:`runs_table` shows them, in both editions, and
 :func:`setting_name` names a setting as the tables do;
 :func:`onednn_decision` asks TensorFlow's switch (``IsMklEnabled``) in a
 process started with the variable as given, before and after the variable
