@@ -56,6 +56,7 @@ CACHE = BUILD / ".jupyter_cache"
 # _toc.yml fails tests/test_bookbuild.py.
 SLOW_FIRST = (
     "appendix/onednn.md",
+    "appendix/kernel_differences.md",
     "chapters/05_full_jacobians.md",
     "further/frameworks.md",
     "further/second_derivative_costs.md",

@@ -170,14 +170,15 @@ def test_without_onednn_the_functions_answer_as_such_a_build(monkeypatch):
 
 
 @pytest.mark.tf
-def test_the_onednn_page_builds_with_a_tensorflow_without_onednn(tmp_path):
-    """The page's branch for TensorFlow builds without oneDNN (the macOS
+@pytest.mark.parametrize("page", ["appendix/onednn.md", "appendix/kernel_differences.md"])
+def test_the_onednn_page_builds_with_a_tensorflow_without_onednn(tmp_path, page):
+    """Each page's branch for TensorFlow builds without oneDNN (the macOS
     builds) runs, and says so, in an ordinary fresh kernel."""
     from pathlib import Path
 
     from conftest import execute_page
 
-    nb = execute_page(Path("appendix/onednn.md"), tmp_path, env={"MATGRAD_TF_WITHOUT_ONEDNN": "1"})
+    nb = execute_page(Path(page), tmp_path, env={"MATGRAD_TF_WITHOUT_ONEDNN": "1"})
     printed = "".join(
         out.get("text", "") or str(out.get("data", {}).get("text/plain", ""))
         for cell in nb.cells
@@ -417,6 +418,40 @@ def test_settings_are_named_and_checked():
         onednn_seed_gradient(intra_op_threads=True)
     with pytest.raises(ValueError, match="intra_op_threads must be at least 1, got 0"):
         onednn_seed_gradient(intra_op_threads=0)
+
+
+def test_a_child_computes_only_the_products_asked_for(monkeypatch):
+    """onednn_runs(products=...) hands the child only those names, leaves the
+    other arrays empty, and names a bad argument."""
+    import base64
+    import json
+
+    from matgrad import tf_env
+    from matgrad.tf_env import PRODUCTS, Setting, onednn_runs
+
+    asked = []
+
+    def child(env, timeout, args=(), stderr=None):
+        asked.append(json.loads(args[0]))
+        x = np.ones((5, 3), np.float32)
+        data = base64.b64encode(x.tobytes()).decode()
+        arrays = {"gradient": [[5, 3], data]}
+        return [
+            tf_env._PRODUCT_MARK + "gradient",
+            json.dumps({"switch": [False] * 2, "arrays": arrays}),
+        ]
+
+    monkeypatch.setattr(tf_env, "_run_child", child)
+    run = onednn_runs([Setting(False)], products=["gradient"])[Setting(False)]
+    assert asked == [{"products": ["gradient"], "settings": [[0, {}]]}]
+    assert run.gradient.shape == (5, 3) and run.long_product.size == run.long_sums.size == 0
+    onednn_runs([Setting(False)])
+    assert asked[-1]["products"] == list(PRODUCTS)
+    with pytest.raises(TypeError, match="products must be a list or tuple of names"):
+        onednn_runs([Setting(False)], products="gradient")
+    for bad in ([], ["gradient", "gradient"], ["Bᵀ"]):
+        with pytest.raises(ValueError, match="products must name distinct products"):
+            onednn_runs([Setting(False)], products=bad)
 
 
 @pytest.mark.tf

@@ -51,6 +51,7 @@ KERNEL_PAGES = [
     "further/frameworks.md",
     "appendix/tolerances.md",
     "appendix/onednn.md",
+    "appendix/kernel_differences.md",
 ]
 VARIANTS = {
     "oneDNN capped to AVX2": {"ONEDNN_MAX_CPU_ISA": "AVX2"},

@@ -12,7 +12,9 @@ number of intra-op threads), also computes two longer products, and reports,
 from oneDNN's verbose log, the highest instruction set oneDNN allows itself
 and the shape, layout and product of each of its sgemm calls;
 :func:`onednn_runs` runs several settings side by side, in one wave of
-children, :func:`runs_table` shows them, in both editions, and
+children that compute only the :data:`PRODUCTS` asked for (the oneDNN
+appendix asks for the puzzle's, the page on kernel differences for the
+longer ones), :func:`runs_table` shows them, in both editions, and
 :func:`setting_name` names a setting as the tables do;
 :func:`onednn_decision` asks TensorFlow's switch (``IsMklEnabled``) in a
 process started with the variable as given, before and after the variable
@@ -99,7 +101,8 @@ import traceback
 import tensorflow as tf
 from tensorflow.python.util import _pywrap_util_port as port
 from matgrad.examples import SEED_T, SEED_B
-from matgrad.tf_env import _PRODUCT_MARK as MARK, _SETTING_MARK, long_operands, long_sum_operands
+from matgrad.tf_env import PRODUCTS, _PRODUCT_MARK as MARK, _SETTING_MARK
+from matgrad.tf_env import long_operands, long_sum_operands
 
 def compute(threads, variables):
     os.environ.update(variables)
@@ -109,34 +112,39 @@ def compute(threads, variables):
     if threads:
         tf.config.threading.set_intra_op_parallelism_threads(threads)
     tf.config.experimental.enable_op_determinism()
-    def product(name):
-        print(MARK + name, flush=True)
     G, B = tf.ones((5, 3)), tf.constant(SEED_B)
-    product("transposed first")
-    transposed_first = tf.matmul(G, tf.transpose(B))
     G_long, B_long = long_operands()
-    product("longer")
-    long_product = tf.matmul(G_long, B_long, transpose_b=True)
-    product("longer gradient")
-    T_long = tf.Variable(tf.zeros((G_long.shape[0], B_long.shape[0])))
-    with tf.GradientTape() as tape:
-        Y_long = T_long @ B_long
-    long_gradient = tape.gradient(Y_long, T_long, output_gradients=tf.constant(G_long))
-    product("long sums")
-    long_sums = tf.matmul(*long_sum_operands(), transpose_b=True)
-    product("gradient")
-    T = tf.Variable(SEED_T)
-    with tf.GradientTape() as tape:
-        Y = tf.matmul(T, B)
-    gradient = tape.gradient(Y, T)
-    product("end")
-    def to_bytes(x):
-        return base64.b64encode(x.numpy().tobytes()).decode()
-    print(json.dumps([transposed_first.numpy().tolist(), gradient.numpy().tolist(), switch,
-                      to_bytes(long_product), to_bytes(long_gradient), to_bytes(long_sums)]),
-          flush=True)
 
-settings = json.loads(sys.argv[1])
+    def longer_gradient():
+        T_long = tf.Variable(tf.zeros((G_long.shape[0], B_long.shape[0])))
+        with tf.GradientTape() as tape:
+            Y_long = T_long @ B_long
+        return tape.gradient(Y_long, T_long, output_gradients=tf.constant(G_long))
+
+    def gradient():
+        T = tf.Variable(SEED_T)
+        with tf.GradientTape() as tape:
+            Y = tf.matmul(T, B)
+        return tape.gradient(Y, T)
+
+    compute_product = {
+        "transposed first": lambda: tf.matmul(G, tf.transpose(B)),
+        "longer": lambda: tf.matmul(G_long, B_long, transpose_b=True),
+        "longer gradient": longer_gradient,
+        "long sums": lambda: tf.matmul(*long_sum_operands(), transpose_b=True),
+        "gradient": gradient,
+    }
+    arrays = {}
+    for name in PRODUCTS:  # in this order, and only those asked for
+        if name in products:
+            print(MARK + name, flush=True)
+            x = compute_product[name]().numpy()
+            arrays[name] = [x.shape, base64.b64encode(x.tobytes()).decode()]
+    print(MARK + "end", flush=True)
+    print(json.dumps({"switch": switch, "arrays": arrays}), flush=True)
+
+asked = json.loads(sys.argv[1])
+products, settings = asked["products"], asked["settings"]
 if len(settings) == 1:
     compute(*settings[0])
     sys.exit()
@@ -222,9 +230,19 @@ def _run_child(
     return proc.stdout.strip().splitlines()
 
 
-def _arrays(lines: list[str]) -> list[np.ndarray]:
-    # float32 -> Python float -> JSON -> float32 is exact.
-    return [np.array(a, dtype=np.float32) for a in json.loads(lines[-1])[:2]]
+#: an array the child did not compute (its product was not asked for)
+_NOT_COMPUTED = np.zeros((0, 0), np.float32)
+
+
+def _arrays(lines: list[str]) -> dict[str, np.ndarray]:
+    """The arrays the child printed, by product; they travel as their float32
+    bytes (parsing their numbers as JSON would cost a tenth of a second per
+    setting for the longer products)."""
+    printed = json.loads(lines[-1])["arrays"]
+    return {
+        name: np.frombuffer(base64.b64decode(data), dtype=np.float32).reshape(shape)
+        for name, (shape, data) in printed.items()
+    }
 
 
 def long_operands() -> tuple[np.ndarray, np.ndarray]:
@@ -255,11 +273,13 @@ def long_sum_operands() -> tuple[np.ndarray, np.ndarray]:
 
 
 def _switch(lines: list[str]) -> tuple[bool, ...]:
-    return tuple(bool(answer) for answer in json.loads(lines[-1])[2])
+    return tuple(bool(answer) for answer in json.loads(lines[-1])["switch"])
 
 
-def _gradient(lines: list[str]) -> np.ndarray:
-    return _arrays(lines)[1]
+def _child_args(products: Sequence[str], settings: list) -> tuple[str]:
+    """The child's argument: the products to compute, and each setting as
+    [threads, {variable: value}]."""
+    return (json.dumps({"products": list(products), "settings": settings}),)
 
 
 def seed_gradient_in_subprocess(onednn: bool, timeout: float = 120) -> np.ndarray:
@@ -267,7 +287,8 @@ def seed_gradient_in_subprocess(onednn: bool, timeout: float = 120) -> np.ndarra
     if not isinstance(onednn, bool):
         raise TypeError(f"onednn must be True or False, got {onednn!r}")
     env = dict(os.environ, TF_ENABLE_ONEDNN_OPTS="1" if onednn else "0", TF_CPP_MIN_LOG_LEVEL="3")
-    return _gradient(_run_child(env, timeout, args=(json.dumps([[0, {}]]),)))
+    lines = _run_child(env, timeout, args=_child_args(["gradient"], [[0, {}]]))
+    return _arrays(lines)["gradient"]
 
 
 class OneDNNRun(NamedTuple):
@@ -395,8 +416,10 @@ def _checked(setting: Setting) -> Setting:
 _FORK_SETTINGS = sys.platform == "linux"
 
 
-def _settings_runs(settings: list, timeout: float) -> list:
-    """:class:`OneDNNRun` of each :class:`Setting`, in order (arguments checked)."""
+def _settings_runs(settings: list, timeout: float, products: Sequence[str] | None = None) -> list:
+    """:class:`OneDNNRun` of each :class:`Setting`, in order (arguments checked);
+    each child computes ``products`` (all :data:`PRODUCTS` when None)."""
+    products = PRODUCTS if products is None else products
     from concurrent.futures import ThreadPoolExecutor
 
     groups: dict = {}
@@ -405,7 +428,7 @@ def _settings_runs(settings: list, timeout: float) -> list:
         groups.setdefault(key, []).append(i)
     with ThreadPoolExecutor(len(groups)) as pool:
         futures = {
-            key: pool.submit(_group_and_stderr, [settings[i] for i in members], timeout)
+            key: pool.submit(_group_and_stderr, [settings[i] for i in members], timeout, products)
             for key, members in groups.items()
         }
         runs = [None] * len(settings)
@@ -416,18 +439,24 @@ def _settings_runs(settings: list, timeout: float) -> list:
     return runs
 
 
-def _group_and_stderr(settings: list, timeout: float) -> tuple[list[list[str]], list[str]]:
+def _group_and_stderr(
+    settings: list, timeout: float, products: Sequence[str]
+) -> tuple[list[list[str]], list[str]]:
     """:func:`_group_lines`, and the child's standard error (a list of one text)."""
     stderr: list[str] = []
-    return _group_lines(settings, timeout, stderr), stderr
+    return _group_lines(settings, timeout, stderr, products), stderr
 
 
 def _group_lines(
-    settings: list, timeout: float, stderr: list[str] | None = None
+    settings: list,
+    timeout: float,
+    stderr: list[str] | None = None,
+    products: Sequence[str] = PRODUCTS,
 ) -> list[list[str]]:
     """The output lines of each setting (all with the same ``custom_ops``), from one child.
 
-    ``stderr``, a list, receives the child's standard error.
+    ``stderr``, a list, receives the child's standard error; the child
+    computes ``products`` (names from :data:`PRODUCTS`).
     """
     env = dict(
         os.environ,
@@ -442,7 +471,7 @@ def _group_lines(
         if s.test_switch:
             variables[_TEST_SWITCH] = "0"
         args.append([s.intra_op_threads or 0, variables])
-    lines = _run_child(env, timeout, args=(json.dumps(args),), stderr=stderr)
+    lines = _run_child(env, timeout, args=_child_args(products, args), stderr=stderr)
     if len(settings) == 1:
         return [lines]
     marks = [i for i, line in enumerate(lines) if line.startswith(_SETTING_MARK)]
@@ -467,28 +496,20 @@ def _parse_run(lines: list[str]) -> OneDNNRun:
         found = (pattern.search(line) for _, line in sgemm)
         return tuple(m.group(group) if m else "" for m in found)
 
-    transposed_first, gradient = _arrays(lines)
-    # the longer products travel as their float32 bytes (parsing their numbers
-    # as JSON would cost the page a tenth of a second per setting)
-    G_long, B_long = long_operands()
-    shapes = ((G_long.shape[0], B_long.shape[0]),) * 2 + ((8, 8),)
-    long_product, long_gradient, long_sums = (
-        np.frombuffer(base64.b64decode(b), dtype=np.float32).reshape(shape)
-        for b, shape in zip(json.loads(lines[-1])[3:6], shapes, strict=True)
-    )
+    arrays = _arrays(lines)
     return OneDNNRun(
-        gradient,
+        arrays.get("gradient", _NOT_COMPUTED),
         isa,
-        transposed_first,
+        arrays.get("transposed first", _NOT_COMPUTED),
         field(_WEIGHTS, 1),
         _switch(lines),
         field(_OPERANDS, 0),
-        long_product,
+        arrays.get("longer", _NOT_COMPUTED),
         field(_SHAPE, 1),
         tuple(p for p, _ in sgemm),
         tuple("attr-post-ops:sum" in line for _, line in sgemm),
-        long_gradient,
-        long_sums,
+        arrays.get("longer gradient", _NOT_COMPUTED),
+        arrays.get("long sums", _NOT_COMPUTED),
     )
 
 
@@ -530,7 +551,10 @@ def setting_name(
 
 
 def onednn_runs(
-    settings: Sequence[Sequence] = SETTINGS, timeout: float = 120
+    settings: Sequence[Sequence] = SETTINGS,
+    timeout: float = 120,
+    *,
+    products: Sequence[str] = PRODUCTS,
 ) -> dict[Setting, OneDNNRun]:
     """:func:`onednn_seed_gradient` for each :class:`Setting`, by setting.
 
@@ -538,7 +562,12 @@ def onednn_runs(
     max_cpu_isa)`` at least. Each setting runs in a process of its own, all
     side by side; on Linux, the settings with the same ``custom_ops`` share
     one ``import tensorflow``, forked before any operation runs (``_CHILD``).
+    ``products``, names from :data:`PRODUCTS`, says which products each
+    child computes (in the order of :data:`PRODUCTS`); the fields of
+    :class:`OneDNNRun` for the others hold empty arrays. A page that needs
+    only the puzzle's products, or only the longer ones, asks for those.
     """
+    products = _checked_products(products)
     for s in settings:
         if not isinstance(s, Sequence) or not 2 <= len(s) <= len(Setting._fields):
             raise ValueError(
@@ -548,7 +577,23 @@ def onednn_runs(
     settings = [_checked(Setting(*s)) for s in settings]
     if not settings:
         return {}
-    return dict(zip(settings, _settings_runs(settings, timeout), strict=True))
+    return dict(zip(settings, _settings_runs(settings, timeout, products), strict=True))
+
+
+def _checked_products(products) -> tuple[str, ...]:
+    """``products`` as a tuple, once checked: a non-empty sequence of
+    distinct names from :data:`PRODUCTS` (TypeError, ValueError)."""
+    if isinstance(products, str) or not isinstance(products, Sequence):
+        raise TypeError(
+            f"products must be a list or tuple of names from {PRODUCTS}, got {products!r}"
+        )
+    unknown = [p for p in products if p not in PRODUCTS]
+    if unknown or not products or len(set(products)) != len(products):
+        raise ValueError(
+            f"products must name distinct products from {PRODUCTS}, at least one, "
+            f"got {tuple(products)!r}"
+        )
+    return tuple(products)
 
 
 _LAYOUT_WORDS = {
