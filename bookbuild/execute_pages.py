@@ -60,6 +60,7 @@ SLOW_FIRST = (
     "chapters/05_full_jacobians.md",
     "further/frameworks.md",
     "further/second_derivative_costs.md",
+    "further/hessian_costs.md",
     "chapters/05b_jacobian_costs.md",
     "further/wirtinger.md",
     "chapters/04_vjp.md",

@@ -107,6 +107,39 @@ def test_graph_matmul_multiplications_counts_only_what_the_outputs_need():
         graph_matmul_shapes([[1, 2]])
 
 
+def test_nested_matmul_multiplications_descends_into_loops_and_calls():
+    tf = pytest.importorskip("tensorflow")
+    from matgrad.counting import nested_matmul_multiplications
+
+    inner = tf.function(lambda a: tf.matmul(a, a, transpose_a=True))  # (3, 2) @ (2, 3)
+
+    def f(a, b):
+        tf.matmul(a, b, transpose_a=True)  # not needed by the output: still listed
+        i, x = tf.while_loop(
+            lambda i, x: i < 2, lambda i, x: (i + 1, tf.matmul(x, x)), (0, tf.eye(3))
+        )
+        return inner(a) + x
+
+    specs = [tf.TensorSpec((2, 3), tf.float32), tf.TensorSpec((2, 4), tf.float32)]
+    graph = tf.function(f).get_concrete_function(*specs).graph
+    assert sorted(nested_matmul_multiplications(graph)) == [18, 24, 27]
+    assert nested_matmul_multiplications(graph, "no such name") == []
+    with pytest.raises(TypeError, match="graph must be a traced FuncGraph"):
+        nested_matmul_multiplications([[1, 2]])
+
+
+def test_eager_matmul_multiplications_applies_the_transpose_flags():
+    tf = pytest.importorskip("tensorflow")
+    from matgrad.counting import eager_matmul_multiplications, eager_ops
+
+    a, b = tf.ones((2, 3)), tf.ones((2, 4))
+    with eager_ops() as ran:
+        tf.matmul(a, b, transpose_a=True)  # (3, 2) @ (2, 4): 24
+        tf.matmul(a, a, transpose_b=True)  # (2, 3) @ (3, 2): 12
+        a * a  # not a MatMul
+    assert eager_matmul_multiplications(ran) == [24, 12]
+
+
 def test_needed_operations_drops_what_the_outputs_do_not_read():
     tf = pytest.importorskip("tensorflow")
     from matgrad.counting import needed_operations

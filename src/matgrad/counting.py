@@ -158,6 +158,62 @@ def graph_matmul_multiplications(graph) -> list[int]:
     return [matmul_multiplications(*pair) for pair in graph_matmul_shapes(graph)]
 
 
+def nested_matmul_multiplications(graph, name_part: str = "") -> list[int]:
+    """Multiplications of every ``MatMul`` in a traced graph and in the functions it calls.
+
+    Unlike :func:`graph_matmul_multiplications`, this lists every ``MatMul``,
+    needed by the outputs or not, and descends into the functions that the
+    graph's operations call: a ``PartitionedCall``'s ``f``, a ``While``'s
+    ``body`` and ``cond``, an ``If``'s branches (read from the graph's private
+    ``_functions``, TensorFlow 2.21). Only ops whose name contains
+    ``name_part`` are listed (``"/pfor/"``: the products that ``pfor``
+    batched). Each entry is :func:`matmul_multiplications` of the operands
+    with ``transpose_a``/``transpose_b`` applied, in the graph's order, a
+    called function's products where the call is. Raises TypeError if
+    ``graph`` is not a graph, and ValueError naming the op if a shape is not
+    static.
+    """
+    if not hasattr(graph, "get_operations"):
+        raise TypeError(f"graph must be a traced FuncGraph, got {type(graph).__name__}")
+    functions = getattr(graph, "_functions", {})
+    found = []
+    for op in graph.get_operations():
+        if op.type == "MatMul" and name_part in op.name:
+            shapes = []
+            for t, flag in zip(op.inputs, ("transpose_a", "transpose_b"), strict=True):
+                if t.shape.rank is None or None in t.shape.as_list():
+                    raise ValueError(f"graph: MatMul {op.name!r} has an operand of shape {t.shape}")
+                shape = tuple(t.shape.as_list())
+                shapes.append(shape[::-1] if op.get_attr(flag) else shape)
+            found.append(matmul_multiplications(*shapes))
+        for attr in ("f", "body", "cond", "then_branch", "else_branch"):
+            try:
+                name = op.get_attr(attr).name
+            except (ValueError, AttributeError):
+                continue
+            if name in functions:
+                found += nested_matmul_multiplications(functions[name].graph, name_part)
+    return found
+
+
+def eager_matmul_multiplications(executed) -> list[int]:
+    """Multiplications of each ``MatMul`` in a list of :class:`EagerOp` (from :func:`eager_ops`).
+
+    The operands' shapes with the ops' ``transpose_a``/``transpose_b`` applied,
+    in the order the ops ran; other op types are skipped.
+    """
+    found = []
+    for op in executed:
+        if op.type != "MatMul":
+            continue
+        shapes = []
+        for shape, flag in zip(op.input_shapes, ("transpose_a", "transpose_b"), strict=True):
+            value = op.attrs.get(flag, False)
+            shapes.append(shape[::-1] if bool(getattr(value, "b", value)) else shape)
+        found.append(matmul_multiplications(*shapes))
+    return found
+
+
 class EagerOp(NamedTuple):
     """One operation that TensorFlow executed eagerly: its type, the shapes of
     its inputs and its attributes ({name: value})."""
