@@ -277,8 +277,8 @@ def test_runs_table_names_settings_and_groupings(shown):
     chinese = metadata["matgrad"]["zh_CN"]["text/markdown"].splitlines()
     # two lines per setting: the gradient, then Bᵀ written out
     assert english[2].startswith("| (0, default) | `Intel AVX2` | gradient | ")
-    assert "`ab` (Eigen's packed blocks)" in english[2] and "| left to right |" in english[2]
-    assert "`ab`（Eigen 的打包块）" in chinese[2] and "| 梯度 |" in chinese[2]
+    assert "`ab` (Eigen's blocks)" in english[2] and "| left to right |" in english[2]
+    assert "`ab`（Eigen 的块）" in chinese[2] and "| 梯度 |" in chinese[2]
     assert english[3].startswith("|  |  | Bᵀ written out first | `ab` (Eigen's ")
     assert english[4].startswith(
         "| (1, AVX2) | not logged | gradient | `ba` (transpose flag) | -0.1730783 "

@@ -375,7 +375,8 @@ def onednn_seed_gradient(
     ``None`` keeps TensorFlow's default.
     ``max_cpu_isa`` is a value of oneDNN's ``ONEDNN_MAX_CPU_ISA`` (``"SSE41"``,
     ``"AVX2"``, ``"AVX512_CORE"``, ...): oneDNN then uses no instruction set
-    newer than that, as on an older CPU. ``None`` lets it choose for this CPU
+    newer than that; the cap acts on oneDNN alone, the rest of TensorFlow keeps
+    the instructions it was compiled for. ``None`` lets it choose for this CPU
     (or keeps a cap already set in the environment). The child computes the
     :data:`PRODUCTS` in order, with ``tf.config.experimental.enable_op_determinism()``:
     ``ones((5, 3)) @ tf.transpose(B)`` (Bᵀ written out first), the longer
@@ -600,9 +601,9 @@ _LAYOUT_WORDS = {
     "ab": ("`ab` (no transpose flag)", "`ab`（无转置标志）"),
     "ba": ("`ba` (transpose flag)", "`ba`（带转置标志）"),
 }
-#: with the custom operations off, Eigen hands sgemm its own packed blocks,
-#: which the log shows as ``ab``
-_EIGEN_BLOCKS = ("`ab` (Eigen's packed blocks)", "`ab`（Eigen 的打包块）")
+#: with the custom operations off, Eigen hands sgemm its own column-major
+#: blocks (packed, or the raw data), which the log shows as ``ab``
+_EIGEN_BLOCKS = ("`ab` (Eigen's blocks)", "`ab`（Eigen 的块）")
 #: the two products each child computes, in the order its sgemm calls log them
 _PRODUCTS = (("gradient", "梯度"), ("Bᵀ written out first", "先构造 Bᵀ"))
 _XLA = ("matmul(G, B, transpose_b=True)", "matmul(G, B, transpose_b=True)")
