@@ -23,6 +23,7 @@ built site is missing; with CI=true both are required.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -36,6 +37,7 @@ from test_header import MODES, header_problems
 SHOTS = ROOT / "_build" / "screenshots"
 SCREENSHOTS = os.environ.get("MATGRAD_SCREENSHOTS") == "1"
 LOCAL = {"127.0.0.1", "localhost"}
+RAW_TABLE = re.compile(r"\|\s*:?-{3,}:?\s*\|")
 
 # Text of the article outside code, outputs and typeset math: raw TeX would show here.
 PROSE_JS = """() => {
@@ -129,6 +131,8 @@ def site_problems(tab, page, has_math) -> list[str]:
     for raw in ("\\(", "\\[", "$$", "\\begin{"):
         if raw in prose:
             problems.append(f"raw TeX {raw!r} left in the page text")
+    if RAW_TABLE.search(prose):  # a table whose cells a stray "|" broke
+        problems.append("a raw Markdown table left in the page text")
 
     outputs = tab.evaluate(OUTPUTS_JS)
     for word in LOG_NOISE:

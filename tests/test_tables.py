@@ -25,6 +25,17 @@ def test_the_chinese_twin_has_the_same_cells(shown):
     )
 
 
+def test_a_bar_in_a_cell_stays_in_its_cell(shown):
+    from markdown_it import MarkdownIt
+
+    markdown_table(["`Σ|b_k|`", "$|x|$"], [["|a|", "1"]], zh_header=["`Σ|b_k|`", "$|x|$"])
+    ((data, metadata),) = shown
+    for text in (data["text/markdown"], metadata["matgrad"]["zh_CN"]["text/markdown"]):
+        html = MarkdownIt("commonmark").enable("table").render(text)
+        assert html.count("<th>") == 2 and html.count("<td>") == 2, html
+        assert "<code>Σ|b_k|</code>" in html and "<td>|a|</td>" in html, html
+
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [

@@ -46,11 +46,15 @@ def _chinese_title(title, words):
     return title  # a letter, a number or a symbol needs none
 
 
+def _cells(cells) -> str:
+    # A bar in a cell (|x| in math or code) would end the cell: escape it, as
+    # GitHub-flavoured tables (and MyST's) allow; the rendered cell shows "|".
+    return "| " + " | ".join(str(cell).replace("|", "\\|") for cell in cells) + " |"
+
+
 def _markdown(header, rows, align) -> str:
     rule = "".join("|---:" if a == "r" else "|---" for a in align) + "|"
-    lines = ["| " + " | ".join(map(str, header)) + " |", rule]
-    lines += ["| " + " | ".join(map(str, row)) + " |" for row in rows]
-    return "\n".join(lines)
+    return "\n".join([_cells(header), rule, *map(_cells, rows)])
 
 
 def markdown_table(header, rows, *, zh_header=None, zh_words=None, align=None):
