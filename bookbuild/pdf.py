@@ -203,8 +203,10 @@ async def open_book(context, base_url: str, edition: str) -> tuple:
     headings book-print.js found (marker, after, title, level, chapter)."""
     page = await context.new_page()
     await page.goto(f"{base_url}/index.html", wait_until="networkidle", timeout=180_000)
+    # The whole book is one page: while its math is typeset, the page's main
+    # thread answers no poll, for over a minute on a loaded two-core machine.
     await page.wait_for_function(
-        "() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=60_000
+        "() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=300_000
     )
     await page.evaluate("() => MathJax.startup.promise")
     left = await page.evaluate(
