@@ -6,7 +6,8 @@ Used by tests/test_i18n.py, and runnable while translating:
 
 prints every problem as "file: message: problem" (all catalogs by default).
 
-A message passes when
+A catalog's header is the book's (not sphinx-intl's template), and a
+message passes when
 - it has a translation (not empty) and is not marked fuzzy;
 - its MyST markup survived: the same inline code spans, the same inline and
   display math (whose \\text{...} words may be translated), and the same
@@ -174,7 +175,14 @@ def problems(path: Path) -> list[tuple[str, str]]:
     """(message, problem) for every failing message of one catalog."""
     table = term_table()
     found = []
-    for message in read(path):
+    catalog = read(path)
+    if (
+        catalog.fuzzy
+        or "not set" in (catalog.project or "")
+        or "FULL NAME" in (catalog.last_translator or "")
+    ):  # sphinx-intl's template header, never filled in: msgfmt -c rejects it
+        found.append(("(header)", "copy the header of another catalog of the book"))
+    for message in catalog:
         msgid, msgstr = message.id, message.string
         if not msgid or isinstance(msgid, tuple):
             continue
