@@ -137,14 +137,21 @@ def graph_matmul_shapes(graph) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
     for op in sorted(
         (op for op in needed_operations(graph) if op.type == "MatMul"), key=lambda op: op.name
     ):
-        shapes = []
-        for t, flag in zip(op.inputs, ("transpose_a", "transpose_b"), strict=True):
-            if t.shape.rank is None or None in t.shape.as_list():
-                raise ValueError(f"graph: MatMul {op.name!r} has an operand of shape {t.shape}")
-            shape = tuple(t.shape.as_list())
-            shapes.append(shape[::-1] if op.get_attr(flag) else shape)
-        pairs.append(tuple(shapes))
+        pairs.append(_operand_shapes(op))
     return pairs
+
+
+def _operand_shapes(op) -> tuple:
+    """A traced ``MatMul``'s operand shapes as it multiplies them (its
+    ``transpose_a``/``transpose_b`` applied); ValueError naming the op if a
+    shape is not static."""
+    shapes = []
+    for t, flag in zip(op.inputs, ("transpose_a", "transpose_b"), strict=True):
+        if t.shape.rank is None or None in t.shape.as_list():
+            raise ValueError(f"graph: MatMul {op.name!r} has an operand of shape {t.shape}")
+        shape = tuple(t.shape.as_list())
+        shapes.append(shape[::-1] if op.get_attr(flag) else shape)
+    return tuple(shapes)
 
 
 def graph_matmul_multiplications(graph) -> list[int]:
@@ -179,13 +186,7 @@ def nested_matmul_multiplications(graph, name_part: str = "") -> list[int]:
     found = []
     for op in graph.get_operations():
         if op.type == "MatMul" and name_part in op.name:
-            shapes = []
-            for t, flag in zip(op.inputs, ("transpose_a", "transpose_b"), strict=True):
-                if t.shape.rank is None or None in t.shape.as_list():
-                    raise ValueError(f"graph: MatMul {op.name!r} has an operand of shape {t.shape}")
-                shape = tuple(t.shape.as_list())
-                shapes.append(shape[::-1] if op.get_attr(flag) else shape)
-            found.append(matmul_multiplications(*shapes))
+            found.append(matmul_multiplications(*_operand_shapes(op)))
         for attr in ("f", "body", "cond", "then_branch", "else_branch"):
             try:
                 name = op.get_attr(attr).name
