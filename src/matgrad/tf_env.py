@@ -14,8 +14,8 @@ and the shape, layout and product of each of its sgemm calls;
 :func:`onednn_runs` runs several settings side by side, in one wave of
 children that compute only the :data:`PRODUCTS` asked for (the oneDNN
 appendix asks for the puzzle's, the page on kernel differences for the
-longer ones), :func:`runs_table` shows them, in both editions, and
-:func:`setting_name` names a setting as the tables do;
+longer ones), and
+:func:`setting_name` names a setting as the pages' tables do;
 :func:`onednn_decision` asks TensorFlow's switch (``IsMklEnabled``) in a
 process started with the variable as given, before and after the variable
 changes; :func:`onednn_in_build` reports whether the installed TensorFlow
@@ -42,8 +42,6 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
-
-from .examples import SEED_B, SEED_T
 
 #: The environment variable that makes this module answer as a TensorFlow
 #: built without oneDNN would (for the tests of the pages' branch for such builds).
@@ -352,9 +350,6 @@ _WEIGHTS = re.compile(r"wei_f32::blocked:([a-z]+):")
 _OPERANDS = re.compile(r"src_f32::[^ ,]+ wei_f32::[^ ,]+ dst_f32::[^ ,]+")
 #: the problem's shape, the field before the last (the time) of an sgemm line
 _SHAPE = re.compile(r",(\d+x\d+:\d+x\d+),[^,]*$")
-#: how the verbose log writes the shape of the puzzle's products, G Bᵀ and
-#: T B: "MxK:KxN" for an M × K times a K × N matrix, here "5x3:3x3"
-PUZZLE_SGEMM_SHAPE = "{0}x{1}:{1}x{2}".format(*SEED_T.shape, SEED_B.shape[0])
 
 
 def onednn_seed_gradient(
@@ -595,137 +590,6 @@ def _checked_products(products) -> tuple[str, ...]:
             f"got {tuple(products)!r}"
         )
     return tuple(products)
-
-
-_LAYOUT_WORDS = {
-    "ab": ("`ab` (no transpose flag)", "`ab`（无转置标志）"),
-    "ba": ("`ba` (transpose flag)", "`ba`（带转置标志）"),
-}
-#: with the custom operations off, Eigen hands sgemm its own column-major
-#: blocks (packed, or the raw data), which the log shows as ``ab``
-_EIGEN_BLOCKS = ("`ab` (Eigen's blocks)", "`ab`（Eigen 的块）")
-#: the two products each child computes, in the order its sgemm calls log them
-_PRODUCTS = (("gradient", "梯度"), ("Bᵀ written out first", "先构造 Bᵀ"))
-_XLA = ("matmul(G, B, transpose_b=True)", "matmul(G, B, transpose_b=True)")
-_NO_CALL = ("no sgemm call", "无 SGEMM 调用")
-_NOT_LOGGED = ("not logged", "未记录")
-
-
-def _layout_words(run: OneDNNRun, product: str, custom_ops: bool, name: str) -> tuple[str, str]:
-    # how the last sgemm call of one of the puzzle's products received Bᵀ
-    calls = run.calls(product)
-    if not calls:
-        return _NO_CALL
-    last = calls[-1]
-    if run.sgemm_shapes[last] != PUZZLE_SGEMM_SHAPE:
-        raise ValueError(
-            f"{name}: the last sgemm call of the {product!r} product is not the puzzle's "
-            f"{PUZZLE_SGEMM_SHAPE}: {run.sgemm_shapes[last]!r}"
-        )
-    layout = run.sgemm_layouts[last]
-    if custom_ops:
-        return _LAYOUT_WORDS.get(layout, (f"`{layout}`", f"`{layout}`"))
-    return _EIGEN_BLOCKS if layout == "ab" else (f"`{layout}`", f"`{layout}`")
-
-
-def runs_table(
-    runs: dict, sums, xla: np.ndarray | None = None, routes: dict | None = None, log: bool = True
-) -> None:
-    """Show :func:`onednn_runs`' results as a table, in both editions.
-
-    Two lines per setting (:func:`setting_name`): one for the gradient and
-    one for the product with Bᵀ written out first. Each line gives how that
-    product's last sgemm call received Bᵀ, read from oneDNN's log (the call
-    must have the puzzle's shape, :data:`PUZZLE_SGEMM_SHAPE`, else
-    ValueError; "no sgemm call", in both log columns, when the log has none,
-    as in Arm builds),
-    row 0 of the product, and the columns of the groupings table that match
-    it: the three groupings and the correctly rounded sum (``sums``: one
-    :func:`matgrad.floats.three_term_sums` per entry of the row). The first
-    line of a setting also gives the instruction set oneDNN allows itself.
-    ``xla``, row 0 of ``tf.matmul(G, B, transpose_b=True)`` compiled with XLA
-    in this process, adds a last line, "(0, default) + XLA", whose log columns
-    say "not logged" (this process does not log). ``routes``, the
-    route number of each setting, names each line "route n: (0, default)" (XLA's
-    "route 4: (0, default) + XLA"), as the page's other tables do; the Chinese of
-    these names is "路线 n：(0, default)". When every line has
-    the same row 0, a line above the table, in both editions, gives it and
-    its columns once, and the table leaves those two columns out.
-    ``log=False`` leaves out the two columns read from oneDNN's log (the
-    instruction set and how sgemm gets Bᵀ).
-    """
-    from .floats import GROUPING_NAMES, groupings_consistent_with
-    from .tables import markdown_table
-
-    if not isinstance(log, bool):
-        raise TypeError(f"log must be True or False, got {log!r}")
-    if routes is not None:
-        missing = [setting_name(*Setting(*s)) for s in runs if Setting(*s) not in routes]
-        if missing:
-            raise ValueError(f"routes names no route for the settings {missing}")
-    rows, words = [], dict(_PRODUCTS)
-    lines = []  # (setting, instruction set, product, layout words, row 0)
-    for setting, run in runs.items():
-        if not isinstance(run, OneDNNRun):
-            raise TypeError(f"runs must map settings to OneDNNRun, got {type(run).__name__}")
-        setting = Setting(*setting)
-        name = setting_name(*setting)
-        if routes is not None:
-            words[f"route {routes[setting]}: {name}"] = f"路线 {routes[setting]}：{name}"
-            name = f"route {routes[setting]}: {name}"
-        known = f"`{run.isa}`"
-        if run.isa == "unknown":  # the log has no line that names it
-            known = (_NOT_LOGGED if run.sgemm_layouts else _NO_CALL)[0]
-        words.update((_NO_CALL, _NOT_LOGGED))
-        for k, (row, product, key) in enumerate(
-            (
-                (run.gradient[0], _PRODUCTS[0][0], "gradient"),
-                (run.transposed_first[0], _PRODUCTS[1][0], "transposed first"),
-            )
-        ):
-            layout = _layout_words(run, key, setting.custom_ops, name)
-            lines.append((name if k == 0 else "", known if k == 0 else "", product, layout, row))
-    if xla is not None:
-        words[_XLA[0]] = _XLA[1]
-        xla_name = setting_name(False) + " + XLA"
-        if routes is not None:
-            words[f"route 4: {xla_name}"] = f"路线 4：{xla_name}"
-            xla_name = f"route 4: {xla_name}"
-        lines.append((xla_name, _NOT_LOGGED[0], _XLA[0], _NOT_LOGGED, np.asarray(xla)))
-    same = all(np.array_equal(line[4], lines[0][4]) for line in lines)
-    for name, known, product, layout, row in lines:
-        keys = groupings_consistent_with(row, sums, rounded=True)
-        en = "; ".join(GROUPING_NAMES[i][0] for i in keys) or "none of them"
-        words[en] = "；".join(GROUPING_NAMES[i][1] for i in keys) or "都不是"
-        words[layout[0]] = layout[1]
-        rows.append([name, known, product, layout[0], " ".join(map(str, row)), en])
-    header = [
-        ("setting", "设置") if routes is None else ("computed by", "计算方式"),
-        ("highest instruction set oneDNN allows itself", "oneDNN 允许自己使用的最高指令集"),
-        ("product", "乘积"),
-        ("sgemm gets Bᵀ as", "SGEMM 收到的 Bᵀ 形式"),
-        ("row 0 of the product", "乘积的第 0 行"),
-        ("first table's columns that match it", "第一张表中与之相符的列"),
-    ]
-    if same and rows:
-        from IPython.display import display
-
-        # a line above the table, with its Chinese twin (matgrad.tables)
-        en = f"row 0 of every product below: {rows[0][4]} ({rows[0][5]})"
-        zh = f"下面各乘积的第 0 行都是 {rows[0][4]}；第一张表中与之相符的列：{words[rows[0][5]]}"
-        display(
-            {"text/markdown": en, "text/plain": en},
-            metadata={"matgrad": {"zh_CN": {"text/markdown": zh}}},
-            raw=True,
-        )
-        header, rows = header[:4], [row[:4] for row in rows]
-    if not log:
-        keep = [i for i in range(len(header)) if i not in (1, 3)]
-        header = [header[i] for i in keep]
-        rows = [[row[i] for i in keep] for row in rows]
-    markdown_table(
-        [en for en, _ in header], rows, zh_header=[zh for _, zh in header], zh_words=words
-    )
 
 
 def onednn_decision(
