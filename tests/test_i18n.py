@@ -267,6 +267,7 @@ ALLOWED_WORDS = {
     "Opacus",
     "Revolve",
     "ROCm",
+    "Fuchsia",
     # people's names, and API words the newer pages use as names
     "Cholesky",
     "Hermite",
