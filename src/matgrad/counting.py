@@ -141,18 +141,6 @@ def graph_matmul_shapes(graph) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
     return pairs
 
 
-def op_multiplications(op) -> int:
-    """Multiplications of one traced ``MatMul`` op (``transpose_a``/``transpose_b``
-    applied): :func:`matmul_multiplications` of its operands as it multiplies
-    them. TypeError if ``op`` is not a ``MatMul``; ValueError naming the op if
-    a shape is not static."""
-    if getattr(op, "type", None) != "MatMul":
-        raise TypeError(
-            f"op must be a traced MatMul op, got {getattr(op, 'type', type(op).__name__)!r}"
-        )
-    return matmul_multiplications(*_operand_shapes(op))
-
-
 def _operand_shapes(op) -> tuple:
     """A traced ``MatMul``'s operand shapes as it multiplies them (its
     ``transpose_a``/``transpose_b`` applied); ValueError naming the op if a
@@ -198,7 +186,7 @@ def nested_matmul_multiplications(graph, name_part: str = "") -> list[int]:
     found = []
     for op in graph.get_operations():
         if op.type == "MatMul" and name_part in op.name:
-            found.append(op_multiplications(op))
+            found.append(matmul_multiplications(*_operand_shapes(op)))
         for attr in ("f", "body", "cond", "then_branch", "else_branch"):
             try:
                 name = op.get_attr(attr).name
