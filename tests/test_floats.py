@@ -380,6 +380,29 @@ def test_settings_are_split_by_their_marks(monkeypatch):
     assert tf_env.onednn_runs([]) == {}
 
 
+def test_a_childs_start_is_quiet_and_deterministic(monkeypatch):
+    """What the oneDNN page's folds say of every child: it starts with
+    TensorFlow's log level 3 and oneDNN's custom operations as its setting
+    says, flips the variable right after the import (the switch has decided
+    by then) and turns op determinism on."""
+    from matgrad import tf_env
+    from matgrad.tf_env import Setting
+
+    seen = []
+
+    def child(env, timeout, args=(), stderr=None):
+        seen.append(env)
+        return ["a"]
+
+    monkeypatch.setattr(tf_env, "_run_child", child)
+    for custom_ops in (False, True):
+        assert tf_env._group_lines([Setting(custom_ops)], 1) == [["a"]]
+        assert seen[-1]["TF_CPP_MIN_LOG_LEVEL"] == "3"
+        assert seen[-1]["TF_ENABLE_ONEDNN_OPTS"] == ("1" if custom_ops else "0")
+    assert 'os.environ["TF_ENABLE_ONEDNN_OPTS"] = flipped' in tf_env._CHILD
+    assert "tf.config.experimental.enable_op_determinism()" in tf_env._CHILD
+
+
 def test_sum_gap_bound_covers_every_grouping():
     from matgrad.floats import sum_gap_bound
 
