@@ -38,6 +38,7 @@ import functools
 import pytest
 
 from conftest import ROOT, require_or_skip, source_page
+from test_header import WIDTHS
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 REPORT = ROOT / "_build" / "a11y.json"
@@ -186,11 +187,14 @@ def accessibility_problems(tab, page) -> list[str]:
 
 
 def test_views_start_narrow_and_check_colours_in_both_modes():
-    """The narrow view is first (the tab-stop wait belongs to it); the colour
+    """The narrow view is first (the tab-stop wait belongs to it), at the
+    width the header's checks end with; the colour
     rules run in light and in dark mode on an English page, and every other
     rule in light mode on both editions' pages."""
     for views in (VIEWS, TRANSLATED_VIEWS):
         assert next(iter(views.values()))[1] < 1280
+        # the header's last width: the first view needs no resize (test_header)
+        assert next(iter(views.values()))[1] == WIDTHS[-1]
         assert {"skip": [*COLOURS, SPACING]} in [r for _, _, r in views.values()]
         assert ("light", 1280, {"only": [SPACING], "exclude": ["mjx-container"]}) in views.values()
     colours = {s for s, _, r in VIEWS.values() if r.get("only") == COLOURS}
