@@ -268,6 +268,7 @@ ALLOWED_WORDS = {
     "Revolve",
     "ROCm",
     "Fuchsia",
+    "Android",
     # people's names, and API words the newer pages use as names
     "Cholesky",
     "Hermite",
