@@ -412,6 +412,7 @@ FIGURES = (
     "bias",
     "complex",
     "tape",
+    "costs",
     "hessian",
     "cholesky",
     "descent",
@@ -436,6 +437,7 @@ def _figures():
         "bias": (F.plot_bias_add, (rng.standard_normal(3), rng.standard_normal((4, 3))), {}),
         "complex": (F.plot_complex_gradient, (lambda z: abs(z * z - 1) ** 2, 0.6 + 0.5j), {}),
         "tape": (F.plot_live_activations, ([1, 2, 3, 4], [3, 2, 1, 0], [1] * 4), {}),
+        "costs": (F.plot_jacobian_costs, (_jacobian_costs(),), {}),
         "hessian": (F.plot_hessian_structure, (H,), {}),
         "cholesky": (F.plot_cholesky_pattern, (2 * F.cholesky_mask(3),), {}),
         "descent": (F.plot_descent_paths, _descent_paths(), {}),
@@ -512,3 +514,113 @@ def test_matmul_branches_take_the_pages_names_for_the_gradients():
     assert {"Ā =", "B̄ ="} <= texts and "dA =" not in texts
     with pytest.raises(ValueError, match="labels"):
         F.plot_matmul_branches(F.matmul_grad_branches(), labels={"dC": "C̄"})
+
+
+# ---- chapter 05b: what each route to the Jacobian multiplies ---------------------
+
+
+def _route_counts(sizes=(2, 3, 4)):
+    """The multiplications of one VJP, batch_jacobian and tape.jacobian with
+    pfor for Y = T @ B, T and B n × n, read from TensorFlow's traced graphs."""
+    tf = pytest.importorskip("tensorflow")
+    from matgrad.counting import graph_matmul_multiplications
+
+    def route(kind):
+        @tf.function
+        def run(T, B):
+            with tf.GradientTape() as tape:
+                tape.watch(T)
+                Y = T @ B
+            if kind == "one VJP":
+                return tape.gradient(Y, T, output_gradients=tf.ones_like(Y))
+            return getattr(tape, kind)(Y, T)
+
+        return run
+
+    counts = {}
+    for kind in ("one VJP", "batch_jacobian", "jacobian"):
+        run = route(kind)
+        name = "tape.jacobian with pfor" if kind == "jacobian" else kind
+        counts[name] = {}
+        for n in sizes:
+            spec = tf.TensorSpec((n, n), tf.float32)
+            graph = run.get_concrete_function(spec, spec).graph
+            counts[name][n] = sum(graph_matmul_multiplications(graph))
+    return counts
+
+
+def _jacobian_costs():
+    """The counts of the phone-legibility test: n³, n⁴ and n⁵ at four sizes."""
+    sizes, routes = (16, 32, 64, 128), ("one VJP", "batch_jacobian", "tape.jacobian with pfor")
+    return {name: {n: n ** (3 + k) for n in sizes} for k, name in enumerate(routes)}
+
+
+def test_jacobian_costs_data_reads_the_powers_of_the_traced_graphs():
+    counts = _route_counts()
+    d = F.jacobian_costs_data(counts)
+    np.testing.assert_array_equal(d["sizes"], [2, 3, 4])
+    assert d["routes"] == ["one VJP", "batch_jacobian", "tape.jacobian with pfor"]
+    # the table's counts: n passes of n³ for batch_jacobian, n² for tape.jacobian
+    assert d["power"] == {"one VJP": 3, "batch_jacobian": 4, "tape.jacobian with pfor": 5}
+    for name, p in d["power"].items():
+        np.testing.assert_array_equal(d["counts"][name], np.array([2, 3, 4]) ** p)
+        assert d["slope"][name] == pytest.approx(p)
+    # n⁵ + n³ (forward mode) is no power of n; its slope is the least-squares one
+    sizes = np.array([4, 16, 64, 256])
+    forward = {int(n): int(n**5 + n**3) for n in sizes}
+    d = F.jacobian_costs_data({"forward, vectorized": forward})
+    assert d["power"] == {"forward, vectorized": None}
+    x, y = np.log(sizes), np.log(sizes.astype(float) ** 5 + sizes**3)
+    want = ((x - x.mean()) * (y - y.mean())).sum() / ((x - x.mean()) ** 2).sum()
+    assert d["slope"]["forward, vectorized"] == pytest.approx(want)
+    assert 4.98 < want < 5  # below 5: the share of n³ shrinks as n grows
+    # keys in any order, NumPy integers: sorted by n, counted exactly
+    d = F.jacobian_costs_data({"r": {np.int64(128): 128**5, 16: 16**5}})
+    np.testing.assert_array_equal(d["counts"]["r"], [16**5, 128**5])
+    assert d["power"] == {"r": 5}
+
+
+def test_plot_jacobian_costs_draws_the_counts_costliest_first():
+    import matplotlib.pyplot as plt
+
+    counts = {"one VJP": {2: 8, 4: 64}, "tape.jacobian with pfor": {2: 32, 4: 1024}}
+    fig = F.plot_jacobian_costs(counts)
+    ax = fig.axes[0]
+    assert [line.get_ydata().tolist() for line in ax.get_lines()] == [[32, 1024], [8, 64]]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["tape.jacobian with pfor: n⁵", "one VJP: n³"]
+    assert ax.get_xscale() == ax.get_yscale() == "log"
+    zh = fig.matgrad_redraw("zh_CN", None)
+    assert [t.get_text() for t in zh.axes[0].get_legend().get_texts()] == [
+        "使用 pfor 的 tape.jacobian：n⁵",
+        "一次 VJP：n³",
+    ]
+    plt.close("all")
+
+
+def test_jacobian_costs_data_rejects_bad_arguments():
+    with pytest.raises(TypeError, match="counts must be a non-empty dict.*got list"):
+        F.jacobian_costs_data([8, 64])
+    with pytest.raises(TypeError, match="counts must be a non-empty dict.*got dict"):
+        F.jacobian_costs_data({})
+    with pytest.raises(TypeError, match=r"counts\['a'\] must be a dict.*got list"):
+        F.jacobian_costs_data({"a": [8, 64]})
+    with pytest.raises(TypeError, match=r"sizes n of counts\['a'\] must be integers"):
+        F.jacobian_costs_data({"a": {2.0: 8, 4: 64}})
+    with pytest.raises(TypeError, match=r"sizes n of counts\['a'\] must be integers"):
+        F.jacobian_costs_data({"a": {True: 8, 4: 64}})
+    with pytest.raises(ValueError, match=r"same sizes: 'a' at \[2, 4\], 'b' at \[2, 3\]"):
+        F.jacobian_costs_data({"a": {2: 8, 4: 64}, "b": {2: 8, 3: 27}})
+    with pytest.raises(TypeError, match=r"counts\['a'\]\[4\] must be an integer, got float"):
+        F.jacobian_costs_data({"a": {2: 8, 4: 64.0}})
+    with pytest.raises(ValueError, match=r"counts\['a'\]\[4\] must be positive, got 0"):
+        F.jacobian_costs_data({"a": {2: 8, 4: 0}})
+    with pytest.raises(ValueError, match=r"at least two integers of at least 2, got \[4\]"):
+        F.jacobian_costs_data({"a": {4: 64}})
+    with pytest.raises(ValueError, match=r"at least two integers of at least 2, got \[1, 4\]"):
+        F.jacobian_costs_data({"a": {1: 1, 4: 64}})
+    five = {f"r{k}": {2: 2**k, 4: 4**k} for k in range(5)}
+    with pytest.raises(ValueError, match="at most 4 routes, got 5"):
+        F.plot_jacobian_costs(five)
+    with pytest.raises(ValueError, match="no Chinese"):
+        F.plot_jacobian_costs({"a route": {2: 8, 4: 64}}, lang="zh_CN")

@@ -20,6 +20,7 @@ phone's column (:func:`smallest_text_px`, checked by the tests).
 | chapter 01/02 | :func:`jacobian_block_grid` | :func:`plot_jacobian_blocks` |
 | chapter 04 | :func:`vjp_slices` | :func:`plot_vjp_slices` |
 | chapter 04/06 | :func:`backward_ops` | :func:`plot_backward_graph` |
+| chapter 05b | :func:`jacobian_costs_data` | :func:`plot_jacobian_costs` |
 | chapter 06 | :func:`matmul_grad_branches` | :func:`plot_matmul_branches` |
 | chapter 07 | :func:`broadcast_sum_data` | :func:`plot_broadcast_sum` |
 | registered gradients | :func:`bias_add_data` | :func:`plot_bias_add` |
@@ -1375,3 +1376,122 @@ def plot_rules_that_ran(gradients, rules, *, figsize=(4.8, 3.4), lang="en", word
         handles=handles, loc="outside lower center", ncols=len(names), fontsize=8.5, frameon=False
     )
     return _redraw(fig, plot_rules_that_ran, (gradients, rules), {"figsize": figsize})
+
+
+# ---- chapter 05b: what each route to the Jacobian multiplies ---------------------
+
+#: The Chinese of the words of :func:`plot_jacobian_costs` and of the page's routes.
+FIGURE_WORDS_ZH.update(
+    {
+        "n (T and B are n × n)": "n（T 和 B 都是 n × n）",
+        "multiplications": "乘法次数",
+        "{}: {}": "{}：{}",
+        "one VJP": "一次 VJP",
+        "batch_jacobian": "batch_jacobian",
+        "tape.jacobian with pfor": "使用 pfor 的 tape.jacobian",
+    }
+)
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def jacobian_costs_data(counts) -> dict:
+    """The counts of :func:`plot_jacobian_costs`, checked.
+
+    ``counts`` maps a route (a label) to a dict from a size ``n`` (``T`` and
+    ``B`` are ``n × n``) to the multiplications that the route's products
+    make at that size. Every route is counted at the same sizes, at least
+    two, each an integer ``n >= 2``; every count is a positive integer.
+    Returns the ``sizes`` (ascending), the ``routes`` (in the given order),
+    and per route its ``counts`` (an integer array, in the order of
+    ``sizes``), its ``slope`` (the least-squares slope of log count against
+    log n: a count ``n**p`` has slope ``p``) and its ``power`` (``p`` when the
+    count is exactly ``n**p`` at every size, else None).
+    """
+    if not isinstance(counts, dict) or not counts:
+        raise TypeError(
+            "counts must be a non-empty dict from a route to {n: multiplications}, "
+            f"got {type(counts).__name__}"
+        )
+    sizes = None
+    for route, by_size in counts.items():
+        if not isinstance(by_size, dict):
+            raise TypeError(
+                f"counts[{route!r}] must be a dict from n to multiplications, "
+                f"got {type(by_size).__name__}"
+            )
+        if not all(_is_int(n) for n in by_size):
+            raise TypeError(
+                f"the sizes n of counts[{route!r}] must be integers, got {list(by_size)}"
+            )
+        if sizes is None:
+            sizes = sorted(int(n) for n in by_size)
+        elif sorted(int(n) for n in by_size) != sizes:
+            raise ValueError(
+                f"every route must be counted at the same sizes: {list(counts)[0]!r} at "
+                f"{sizes}, {route!r} at {sorted(int(n) for n in by_size)}"
+            )
+        for n, count in by_size.items():
+            if not _is_int(count):
+                raise TypeError(
+                    f"counts[{route!r}][{n}] must be an integer, got {type(count).__name__}"
+                )
+            if count < 1:
+                raise ValueError(f"counts[{route!r}][{n}] must be positive, got {count}")
+    if len(sizes) < 2 or sizes[0] < 2:
+        raise ValueError(f"the sizes n must be at least two integers of at least 2, got {sizes}")
+    d = {"sizes": np.array(sizes), "routes": list(counts), "counts": {}, "slope": {}, "power": {}}
+    for route, by_size in counts.items():
+        values = [int(by_size[n]) for n in sizes]
+        slope = float(np.polyfit(np.log(sizes), np.log(values), 1)[0])
+        p = round(slope)
+        exact = p >= 0 and all(v == n**p for n, v in zip(sizes, values, strict=True))
+        d["counts"][route] = np.array(values)
+        d["slope"][route] = slope
+        d["power"][route] = p if exact else None
+    return d
+
+
+def plot_jacobian_costs(counts, *, figsize=(4.6, 3.4), lang="en", words=None):
+    """The multiplications of each route against ``n``, on log axes (the
+    counts of :func:`jacobian_costs_data`): a count ``n**p`` is a straight
+    line of slope ``p``, labelled ``nᵖ`` in the legend, which lists the
+    routes from the costliest down. The route labels need Chinese in
+    ``words`` unless they are the page's (``one VJP``, ``batch_jacobian``,
+    ``tape.jacobian with pfor``)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
+
+    text = _text(lang, words)
+    d = jacobian_costs_data(counts)
+    colours = ("#c0392b", "#7b1fa2", "#1f5fa8", "#2e7d32")
+    if len(d["routes"]) > len(colours):
+        raise ValueError(f"counts can have at most {len(colours)} routes, got {len(d['routes'])}")
+    fig = _figure(figsize)
+    ax = fig.add_subplot()
+    costliest = sorted(d["routes"], key=lambda r: -d["counts"][r][-1])
+    for route, colour in zip(costliest, colours, strict=False):
+        p = d["power"][route]
+        label = (
+            text(route)
+            if p is None
+            else text("{}: {}", text(route), f"n{p}".translate(_SUPERSCRIPT))
+        )
+        ax.loglog(d["sizes"], d["counts"][route], "o-", color=colour, lw=2, ms=5, label=label)
+    ax.set_xticks(d["sizes"], [str(n) for n in d["sizes"]])
+    ax.xaxis.set_minor_locator(NullLocator())
+    # every other power of ten, in Unicode (mathtext is slower to draw), large
+    # enough that its exponent reads on a phone
+    ax.yaxis.set_major_locator(LogLocator(base=100))
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_major_formatter(
+        FuncFormatter(lambda y, _: "10" + str(round(np.log10(y))).translate(_SUPERSCRIPT))
+    )
+    ax.set_xlabel(text("n (T and B are n × n)"), fontsize=10)
+    ax.set_ylabel(text("multiplications"), fontsize=10)
+    ax.tick_params(labelsize=10.5)
+    ax.grid(which="major", color="0.9", lw=0.8)
+    ax.legend(fontsize=11, loc="upper left", frameon=False, handlelength=1.5)
+    return _redraw(fig, plot_jacobian_costs, (counts,), {"figsize": figsize})
