@@ -212,9 +212,14 @@ def test_executed_kernel_names_name_the_nodes_that_ran():
     sins = [name for name in names if name.endswith(":Sin")]
     assert len(sins) == 2, names
     assert any(name.startswith("first") for name in sins), sins
+    assert executed_kernel_names(lambda: compiled(a), "Sin") == sins
+    assert executed_kernel_names(lambda: tf.sin(a), "Sin") == ["EagerLocalExecute: Sin"]
+    assert executed_kernel_names(lambda: compiled(a), "MatMul") == []
     assert [n for n in executed_kernel_names(lambda: None) if ":" in n] == []
     with pytest.raises(TypeError, match="run must be callable"):
         executed_kernel_names(3)
+    with pytest.raises(TypeError, match="op_type must be a non-empty string"):
+        executed_kernel_names(lambda: None, "")
 
 
 def test_jaxpr_products_lists_each_products_shapes_and_multiplications():

@@ -272,24 +272,28 @@ def executed_kernels(run, op_type: str = "MatMul") -> int:
         raise TypeError(f"run must be callable, got {type(run).__name__}")
     if not isinstance(op_type, str) or not op_type:
         raise TypeError(f"op_type must be a non-empty string such as 'MatMul', got {op_type!r}")
-    names = executed_kernel_names(run)
-    return sum(name.rsplit(":", 1)[-1].strip() == op_type for name in names)
+    return len(executed_kernel_names(run, op_type))
 
 
-def executed_kernel_names(run) -> list[str]:
+def executed_kernel_names(run, op_type: str | None = None) -> list[str]:
     """The profiler's event names while ``run()`` runs, in the order recorded.
 
     The names that ``executed_kernels`` counts: ``EagerLocalExecute: MatMul``
     for an eager op, ``<node name>:MatMul`` for a kernel inside a function, so
-    a page can tell which node of a graph ran. Read with TensorFlow's
-    profiler (not public API, TensorFlow 2.21). Raises TypeError if ``run``
-    is not callable.
+    a page can tell which node of a graph ran (a kernel inside a function that
+    the graph calls is named ``<call node>/<node in the function>:MatMul``).
+    With ``op_type`` (``"MatMul"``), only the names of the ``op_type`` kernels.
+    Read with TensorFlow's profiler (not public API, TensorFlow 2.21). Raises
+    TypeError if ``run`` is not callable or ``op_type`` is given and is not a
+    non-empty string.
     """
     import glob
     import tempfile
 
     if not callable(run):
         raise TypeError(f"run must be callable, got {type(run).__name__}")
+    if op_type is not None and (not isinstance(op_type, str) or not op_type):
+        raise TypeError(f"op_type must be a non-empty string such as 'MatMul', got {op_type!r}")
     import tensorflow as tf
     from tensorflow.tsl.profiler.protobuf import xplane_pb2
 
@@ -308,6 +312,8 @@ def executed_kernel_names(run) -> list[str]:
         for line in plane.lines
         for event in line.events
     ]
+    if op_type is not None:
+        names = [name for name in names if name.rsplit(":", 1)[-1].strip() == op_type]
     return names
 
 
