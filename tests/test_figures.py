@@ -411,6 +411,7 @@ FIGURES = (
     "broadcast",
     "bias",
     "complex",
+    "complex_matmul",
     "tape",
     "costs",
     "hessian",
@@ -436,6 +437,11 @@ def _figures():
         "broadcast": (F.plot_broadcast_sum, (x, y, g), {}),
         "bias": (F.plot_bias_add, (rng.standard_normal(3), rng.standard_normal((4, 3))), {}),
         "complex": (F.plot_complex_gradient, (lambda z: abs(z * z - 1) ** 2, 0.6 + 0.5j), {}),
+        "complex_matmul": (
+            F.plot_complex_matmul_grad,
+            (SEED_T * (1 + 1j), SEED_B * (1 - 2j)),
+            {"rows": [0]},
+        ),
         "tape": (F.plot_live_activations, ([1, 2, 3, 4], [3, 2, 1, 0], [1] * 4), {}),
         "costs": (F.plot_jacobian_costs, (_jacobian_costs(),), {}),
         "hessian": (F.plot_hessian_structure, (H,), {}),
@@ -624,3 +630,94 @@ def test_jacobian_costs_data_rejects_bad_arguments():
         F.plot_jacobian_costs(five)
     with pytest.raises(ValueError, match="no Chinese"):
         F.plot_jacobian_costs({"a route": {2: 8, 4: 64}}, lang="zh_CN")
+
+
+# ---- chapter 07 (complex): the conjugate that the definition asks for -------------
+
+
+def test_complex_matmul_grad_data_is_the_real_coordinates_gradient():
+    rng = np.random.default_rng(7)
+
+    def c(*shape):
+        return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+    A, B, G = c(3, 4), c(4, 2), c(3, 2)
+    d = F.complex_matmul_grad_data(A, B, G=G)
+    # Independent, in real arithmetic: with Re Y = Ar Br - Ai Bi and
+    # Im Y = Ar Bi + Ai Br, L = Σ Gr Re Y + Gi Im Y has these derivatives.
+    Br, Bi, Gr, Gi = B.real, B.imag, G.real, G.imag  # L is linear: no A here
+    d_re = Gr @ Br.T + Gi @ Bi.T
+    d_im = -Gr @ Bi.T + Gi @ Br.T
+    np.testing.assert_allclose(d["definition"], d_re + 1j * d_im, atol=1e-8)
+    np.testing.assert_allclose(d["rule"], d_re + 1j * d_im, atol=1e-12)
+    np.testing.assert_allclose(d["no_conj"], G @ B.T)
+    # With a complex G, dropping the conjugate changes both parts.
+    assert d["differs"] == {
+        "real": {"rule": False, "no_conj": True},
+        "imag": {"rule": False, "no_conj": True},
+    }
+
+
+def test_complex_matmul_grad_data_of_the_complex_puzzle_matches_the_tape():
+    tf = pytest.importorskip("tensorflow")
+    T_c = tf.Variable((SEED_T * (1 + 1j)).astype(np.complex64))
+    B_c = tf.Variable((SEED_B * (1 - 2j)).astype(np.complex64))
+    with tf.GradientTape() as tape:
+        y = T_c @ B_c
+    tape_grad = tape.gradient(y, T_c).numpy()
+    d = F.complex_matmul_grad_data(T_c.numpy(), B_c.numpy(), tape_grad)
+    np.testing.assert_array_equal(d["rule"], tape_grad)  # what is drawn is the tape's
+    np.testing.assert_allclose(d["definition"], tape_grad, rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(d["G"], np.ones((5, 3)))
+    # The seed is real, so only the imaginary parts of G B_cᵀ (B_c's row sums) differ.
+    row_sums = (SEED_B.astype(np.float64) * (1 - 2j)).sum(axis=1)
+    np.testing.assert_allclose(d["no_conj"], np.tile(row_sums, (5, 1)), rtol=1e-6)
+    np.testing.assert_allclose(
+        d["definition"].real, np.tile(EXPECTED_SEED_GRAD_ROW, (5, 1)), rtol=1e-5
+    )
+    assert d["differs"] == {
+        "real": {"rule": False, "no_conj": False},
+        "imag": {"rule": False, "no_conj": True},
+    }
+    # The figure outlines exactly the panel that differs: Im of G B_cᵀ.
+    import matplotlib.pyplot as plt
+
+    fig = F.plot_complex_matmul_grad(T_c.numpy(), B_c.numpy(), tape_grad)
+    red = [
+        i
+        for i, ax in enumerate(fig.axes)
+        if matplotlib.colors.same_color(ax.spines["top"].get_edgecolor(), "#c0392b")
+    ]
+    assert red == [5]  # column by column: definition, tape, no conjugate; Re above Im
+    assert fig.axes[2].get_title() == "tape.gradient"
+    plt.close(fig)
+
+
+def test_complex_matmul_grad_data_rejects_bad_arguments():
+    A, B = SEED_T * (1 + 1j), SEED_B * (1 - 2j)
+    with pytest.raises(TypeError, match="A must have"):
+        F.complex_matmul_grad_data(np.ones((5, 3), dtype=int), B)
+    with pytest.raises(ValueError, match="B must have rank 2"):
+        F.complex_matmul_grad_data(A, B[0])
+    with pytest.raises(ValueError, match="A's columns = B's rows"):
+        F.complex_matmul_grad_data(A, B[:2])
+    with pytest.raises(ValueError, match=r"G must have Y = A @ B's shape \(5, 3\)"):
+        F.complex_matmul_grad_data(A, B, G=np.ones((3, 5)))
+    with pytest.raises(ValueError, match=r"grad must have A's shape \(5, 3\)"):
+        F.complex_matmul_grad_data(A, B, np.ones((3, 5)))
+    with pytest.raises(ValueError, match="grad differs from G Bᴴ"):
+        F.complex_matmul_grad_data(A, B, np.ones((5, 3)) @ B.T)  # no conjugate
+    with pytest.raises(ValueError, match="h must be positive, got 0"):
+        F.complex_matmul_grad_data(A, B, h=0)
+    with pytest.raises(TypeError, match="h must be a real number"):
+        F.complex_matmul_grad_data(A, B, h="1e-6")
+    with pytest.raises(TypeError, match="rows must be a sequence of row indices"):
+        F.plot_complex_matmul_grad(A, B, rows=0)
+    with pytest.raises(TypeError, match="rows must be a sequence of row indices"):
+        F.plot_complex_matmul_grad(A, B, rows=[0.0])
+    with pytest.raises(ValueError, match=r"rows must be distinct indices in range\(5\)"):
+        F.plot_complex_matmul_grad(A, B, rows=[5])
+    with pytest.raises(ValueError, match="rows must be distinct"):
+        F.plot_complex_matmul_grad(A, B, rows=[0, 0])
+    with pytest.raises(ValueError, match="rows must be distinct"):
+        F.plot_complex_matmul_grad(A, B, rows=[])

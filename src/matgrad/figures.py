@@ -22,6 +22,7 @@ phone's column (:func:`smallest_text_px`, checked by the tests).
 | chapter 04/06 | :func:`backward_ops` | :func:`plot_backward_graph` |
 | chapter 05b | :func:`jacobian_costs_data` | :func:`plot_jacobian_costs` |
 | chapter 06 | :func:`matmul_grad_branches` | :func:`plot_matmul_branches` |
+| chapter 07 (complex) | :func:`complex_matmul_grad_data` | :func:`plot_complex_matmul_grad` |
 | chapter 07 | :func:`broadcast_sum_data` | :func:`plot_broadcast_sum` |
 | registered gradients | :func:`bias_add_data` | :func:`plot_bias_add` |
 | replacing rules | :func:`rules_that_ran` | :func:`plot_rules_that_ran` |
@@ -1495,3 +1496,150 @@ def plot_jacobian_costs(counts, *, figsize=(4.6, 3.4), lang="en", words=None):
     ax.grid(which="major", color="0.9", lw=0.8)
     ax.legend(fontsize=11, loc="upper left", frameon=False, handlelength=1.5)
     return _redraw(fig, plot_jacobian_costs, (counts,), {"figsize": figsize})
+
+
+# ---- chapter 07 (complex): the conjugate that the definition asks for ------------
+
+#: The Chinese of the words of :func:`plot_complex_matmul_grad`.
+COMPLEX_MATMUL_WORDS_ZH = {
+    "by definition\n(finite differences)": "按定义\n（有限差分）",
+    "tape.gradient": "tape.gradient",
+    "the rule G Bᴴ": "规则 G Bᴴ",
+    "without\nthe conjugate": "不取共轭",
+}
+
+
+def complex_matmul_grad_data(A, B, grad=None, G=None, *, h=1e-6) -> dict:
+    """The gradient of ``Y = A @ B`` with respect to a complex ``A``, three ways.
+
+    The loss is TensorFlow's real loss ``L = Re⟨G, AB⟩`` (``G``: the upstream
+    gradient, the seed of ones when None). ``definition`` is
+    ``∂L/∂Re A + i ∂L/∂Im A``, by central differences (step ``h``) in the
+    real and imaginary part of each entry, in complex128; ``rule`` is
+    ``G Bᴴ``; ``no_conj`` is ``G Bᵀ``, the real rule applied as it is.
+    ``grad`` is what the page's ``tape.gradient`` returned; when given, it
+    must equal ``G Bᴴ`` (to float32 rounding) and it is returned as
+    ``rule``. ``differs[part][column]`` says, for ``part`` ``"real"`` or
+    ``"imag"``, whether that part of ``rule`` or ``no_conj`` differs from
+    the definition's (beyond the differences' error).
+    """
+    A, B = as_array(A, "A"), as_array(B, "B")
+    check_ndim(A, "A", 2)
+    check_ndim(B, "B", 2)
+    if A.shape[1] != B.shape[0]:
+        raise ValueError(f"A @ B needs A's columns = B's rows, got {A.shape} and {B.shape}")
+    if not isinstance(h, (float, int, np.floating, np.integer)) or isinstance(h, bool):
+        raise TypeError(f"h must be a real number, got {h!r}")
+    if not h > 0:
+        raise ValueError(f"h must be positive, got {h!r}")
+    A, B = A.astype(np.complex128), B.astype(np.complex128)
+    shape_y = (A.shape[0], B.shape[1])
+    if G is None:
+        G = np.ones(shape_y, dtype=np.complex128)
+    else:
+        G = as_array(G, "G").astype(np.complex128)
+        if G.shape != shape_y:
+            raise ValueError(f"G must have Y = A @ B's shape {shape_y}, got {G.shape}")
+
+    def loss(a):  # Re⟨G, aB⟩ for a stack of a's
+        return np.real(np.einsum("ij,nij->n", G.conj(), a @ B))
+
+    basis = np.eye(A.size).reshape((A.size,) + A.shape)  # one entry perturbed per a
+    d_re = (loss(A + h * basis) - loss(A - h * basis)) / (2 * h)
+    d_im = (loss(A + 1j * h * basis) - loss(A - 1j * h * basis)) / (2 * h)
+    definition = (d_re + 1j * d_im).reshape(A.shape)
+    rule = G @ B.conj().T
+    # The central differences of a linear L are exact up to rounding, about
+    # eps |L| / h; any larger gap is a different array, not an error.
+    tol = 1e-6 * max(1.0, float(np.abs(definition).max()))
+    np.testing.assert_allclose(definition, rule, rtol=0, atol=tol)
+    if grad is not None:
+        grad = as_array(grad, "grad")
+        if grad.shape != A.shape:
+            raise ValueError(f"grad must have A's shape {A.shape}, got {grad.shape}")
+        gap = float(np.abs(grad - rule).max())
+        if gap > 1e-5 * max(1.0, float(np.abs(rule).max())):
+            raise ValueError(f"grad differs from G Bᴴ by up to {gap:.2g}")
+        rule = grad
+    no_conj = G @ B.T
+    differs = {
+        part: {
+            name: bool(np.abs(take(M) - take(definition)).max() > tol)
+            for name, M in (("rule", rule), ("no_conj", no_conj))
+        }
+        for part, take in (("real", np.real), ("imag", np.imag))
+    }
+    return {
+        "definition": definition,
+        "rule": rule,
+        "no_conj": no_conj,
+        "G": G,
+        "differs": differs,
+    }
+
+
+def _check_rows(rows, n):
+    """``rows``: None (all ``n``) or distinct row indices in ``range(n)``."""
+    if rows is None:
+        return list(range(n))
+    if isinstance(rows, (str, bytes)) or not hasattr(rows, "__iter__"):
+        raise TypeError(f"rows must be a sequence of row indices, got {rows!r}")
+    rows = list(rows)
+    if not all(isinstance(r, (int, np.integer)) and not isinstance(r, bool) for r in rows):
+        raise TypeError(f"rows must be a sequence of row indices, got {rows!r}")
+    if not rows or len(set(rows)) != len(rows) or not all(0 <= r < n for r in rows):
+        raise ValueError(f"rows must be distinct indices in range({n}), at least one, got {rows}")
+    return [int(r) for r in rows]
+
+
+def plot_complex_matmul_grad(
+    A,
+    B,
+    grad=None,
+    G=None,
+    *,
+    rows=None,
+    figsize=None,
+    lang="en",
+    words=None,
+):
+    """The gradient of ``Y = A @ B`` with respect to complex ``A``
+    (:func:`complex_matmul_grad_data`): its real part (top row of panels) and
+    imaginary part (bottom row) by definition, by the rule ``G Bᴴ`` (the
+    tape's, when ``grad`` is given) and by ``G Bᵀ``, the real rule without
+    the conjugate. One colour scale for all six; a part that differs from the
+    definition is outlined in red. ``rows``: the rows of the gradient drawn
+    (all by default; the complex puzzle's are all equal, so its page draws
+    one). ``figsize``: by default 4.8 in wide, and taller the more rows are drawn."""
+    text = _text(lang, {**COMPLEX_MATMUL_WORDS_ZH, **(words or {})})
+    d = complex_matmul_grad_data(A, B, grad, G)
+    shown = _check_rows(rows, d["definition"].shape[0])
+    figsize = figsize or (PHONE_WIDTH_IN, 1.5 + 0.6 * len(shown))
+    # No mathtext: its fonts cost the page more time than the figure's rest.
+    columns = [
+        ("definition", text("by definition\n(finite differences)")),
+        ("rule", text("tape.gradient" if grad is not None else "the rule G Bᴴ")),
+        ("no_conj", text("without\nthe conjugate")),
+    ]
+    parts = [("real", np.real, "Re"), ("imag", np.imag, "Im")]
+    vmax = max(float(np.abs(f(d[k][shown])).max()) for k, _ in columns for _, f, _ in parts)
+    fig = _figure(figsize)
+    grid = fig.add_gridspec(2, 3)
+    for c, (key, title) in enumerate(columns):
+        for r, (part, take, label) in enumerate(parts):
+            ax = fig.add_subplot(grid[r, c])
+            _heat(ax, take(d[key][shown]), vmax=vmax, numbers="{:.2f}", fontsize=9.5)
+            if r == 0:
+                ax.set_title(title, fontsize=10.5)
+            if c == 0:
+                ax.set_ylabel(label, fontsize=11, rotation=0, ha="right", va="center")
+            if key != "definition" and d["differs"][part][key]:
+                for spine in ax.spines.values():
+                    spine.set_color("#c0392b")
+                    spine.set_linewidth(2.5)
+    return _redraw(
+        fig,
+        plot_complex_matmul_grad,
+        (A, B, grad, G),
+        {"rows": rows, "figsize": figsize},
+    )
