@@ -418,6 +418,7 @@ FIGURES = (
     "cholesky",
     "descent",
     "rules",
+    "upstream",
 )
 
 
@@ -448,6 +449,7 @@ def _figures():
         "cholesky": (F.plot_cholesky_pattern, (2 * F.cholesky_mask(3),), {}),
         "descent": (F.plot_descent_paths, _descent_paths(), {}),
         "rules": (F.plot_rules_that_ran, _rule_grid(), {}),
+        "upstream": (F.plot_per_example_upstream, (_upstream_jacobians(),), {}),
     }
 
 
@@ -721,3 +723,99 @@ def test_complex_matmul_grad_data_rejects_bad_arguments():
         F.plot_complex_matmul_grad(A, B, rows=[0, 0])
     with pytest.raises(ValueError, match="rows must be distinct"):
         F.plot_complex_matmul_grad(A, B, rows=[])
+
+
+# ---- per-example gradients: the upstream gradient of each example's loss ---------
+
+# The page's headings, whose Chinese the module knows.
+UPSTREAM_HEADINGS = ("each loss reads its own row of Y", "each loss reads every row (mean-centred)")
+
+
+def _own_row_losses(Y):
+    return np.tanh(Y).sum(axis=1)
+
+
+def _centred_losses(Y):
+    return np.tanh(Y - Y.mean(axis=0, keepdims=True)).sum(axis=1)
+
+
+@functools.cache
+def _upstream_jacobians():
+    """∂ℓ/∂Y of the page's two losses at Y = TB, by central differences."""
+    from matgrad.jacobian import numeric_jacobian
+
+    Y = T64 @ B64
+    return dict(
+        zip(
+            UPSTREAM_HEADINGS,
+            (numeric_jacobian(_own_row_losses, Y), numeric_jacobian(_centred_losses, Y)),
+            strict=True,
+        )
+    )
+
+
+def test_per_example_upstream_data_against_the_closed_forms():
+    from matgrad.jacobian import numeric_jacobian
+
+    Y = T64 @ B64
+    N = len(Y)
+    own_jac, centred_jac = _upstream_jacobians().values()
+    # Losses of their own rows: G⁽ᵉ⁾ is s = 1 - tanh²(Y) in row e, zero elsewhere.
+    s = 1 - np.tanh(Y) ** 2
+    d = F.per_example_upstream_data(own_jac)
+    assert d["own_rows"]
+    np.testing.assert_array_equal(d["outside"], 0)  # a nudge of row a moves loss a only
+    assert d["zero"].sum() == N * (N - 1) * Y.shape[1]
+    np.testing.assert_allclose(d["own"], s, rtol=1e-8)
+    np.testing.assert_allclose(d["G"], s, rtol=1e-8)  # the rows of G are the own rows
+    # Mean-centred: G⁽ᵉ⁾[a] = s_e (δ_ea - 1/N), with s_e at the centred row.
+    s_c = 1 - np.tanh(Y - Y.mean(axis=0)) ** 2
+    d = F.per_example_upstream_data(centred_jac)
+    assert not d["own_rows"] and not d["zero"].any()
+    np.testing.assert_allclose(d["own"], (1 - 1 / N) * s_c, rtol=1e-7)
+    np.testing.assert_allclose(d["outside"], s_c.max(axis=1) / N, rtol=1e-7)
+    np.testing.assert_allclose(d["G"], s_c - s_c.mean(axis=0), atol=1e-8)
+    # G is the gradient of the summed loss, which one backward pass gives.
+    summed = numeric_jacobian(lambda y: _centred_losses(y).sum(), Y)
+    np.testing.assert_allclose(d["G"], summed, atol=1e-8)
+
+
+def test_plot_per_example_upstream_draws_each_g_and_their_sum():
+    import matplotlib.pyplot as plt
+
+    jacobians = _upstream_jacobians()
+    fig = F.plot_per_example_upstream(jacobians)
+    strips = [ax.images[0].get_array() for ax in fig.axes if ax.images]
+    assert len(strips) == 2  # one strip of panels per loss
+    for strip, jac in zip(strips, jacobians.values(), strict=True):
+        assert strip.shape == (5, 6 * 4 - 1)  # six 5 x 3 panels, a blank column between
+        for e in range(5):
+            np.testing.assert_array_equal(strip[:, 4 * e : 4 * e + 3], jac[e])
+            if e < 4:
+                assert strip.mask[:, 4 * e + 3].all()
+        np.testing.assert_allclose(strip[:, 20:], jac.sum(axis=0))
+    plt.close(fig)
+
+
+def test_per_example_upstream_rejects_bad_arguments():
+    jac = _upstream_jacobians()["each loss reads its own row of Y"]
+    with pytest.raises(TypeError, match="jacobian must have a floating"):
+        F.per_example_upstream_data(np.ones((5, 5, 3), dtype=int))
+    with pytest.raises(ValueError, match="jacobian must have rank 3"):
+        F.per_example_upstream_data(jac[0])
+    with pytest.raises(ValueError, match=r"\(N, N, p\).*\(5, 4, 3\)"):
+        F.per_example_upstream_data(jac[:, :4])
+    with pytest.raises(ValueError, match="finite"):
+        F.per_example_upstream_data(np.full((2, 2, 1), np.nan))
+    with pytest.raises(TypeError, match="non-empty dict.*list"):
+        F.plot_per_example_upstream([jac])
+    with pytest.raises(TypeError, match="non-empty dict"):
+        F.plot_per_example_upstream({})
+    with pytest.raises(TypeError, match="heading must be a string, got 3"):
+        F.plot_per_example_upstream({3: jac})
+    with pytest.raises(ValueError, match="at most 3 losses, got 4"):
+        F.plot_per_example_upstream({str(k): jac for k in range(4)})
+    with pytest.raises(ValueError, match="share one shape"):
+        F.plot_per_example_upstream({"a": jac, "b": jac[:4, :4]})
+    with pytest.raises(ValueError, match="at most 6 examples.*N = 7"):
+        F.plot_per_example_upstream({"a": np.ones((7, 7, 2))})

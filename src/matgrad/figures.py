@@ -23,7 +23,7 @@ phone's column (:func:`smallest_text_px`, checked by the tests).
 | chapter 05b | :func:`jacobian_costs_data` | :func:`plot_jacobian_costs` |
 | chapter 06 | :func:`matmul_grad_branches` | :func:`plot_matmul_branches` |
 | chapter 07 (complex) | :func:`complex_matmul_grad_data` | :func:`plot_complex_matmul_grad` |
-| chapter 07 | :func:`broadcast_sum_data` | :func:`plot_broadcast_sum` |
+| chapter 07b | :func:`broadcast_sum_data` | :func:`plot_broadcast_sum` |
 | registered gradients | :func:`bias_add_data` | :func:`plot_bias_add` |
 | replacing rules | :func:`rules_that_ran` | :func:`plot_rules_that_ran` |
 | Wirtinger | :func:`complex_gradient_data` | :func:`plot_complex_gradient` |
@@ -31,6 +31,7 @@ phone's column (:func:`smallest_text_px`, checked by the tests).
 | second derivatives | :func:`hessian_blocks` | :func:`plot_hessian_structure` |
 | einsum, Cholesky | :func:`cholesky_mask` | :func:`plot_cholesky_pattern` |
 | frameworks | :func:`descent_path_data` | :func:`plot_descent_paths` |
+| per-example gradients | :func:`per_example_upstream_data` | :func:`plot_per_example_upstream` |
 """
 
 from __future__ import annotations
@@ -1643,3 +1644,160 @@ def plot_complex_matmul_grad(
         (A, B, grad, G),
         {"rows": rows, "figsize": figsize},
     )
+
+
+# ---- per-example gradients: whose rows the upstream gradients fill ---------------
+
+#: The Chinese of the words of :func:`plot_per_example_upstream`: its own and
+#: the per-example page's headings.
+PER_EXAMPLE_WORDS_ZH = {
+    "each loss reads its own row of Y": "每个损失只读取 Y 中它自己的那一行",
+    "each loss reads every row (mean-centred)": "每个损失都读取每一行（减去均值）",
+    "zero": "零",
+    "row e of G⁽ᵉ⁾": "G⁽ᵉ⁾ 的第 e 行",
+}
+#: An entry of :func:`per_example_upstream_data` counts as zero when its size
+#: is at most this fraction of the largest (float32 rounding, not a value).
+ZERO_FRACTION = 1e-6
+_SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def per_example_upstream_data(jacobian) -> dict:
+    """The upstream gradients of ``N`` per-example losses, read from the
+    Jacobian ``jacobian[e, a, j] = ∂ℓₑ/∂Y[a, j]`` (shape ``(N, N, p)``) of
+    the vector of losses with respect to the layer's output ``Y`` (``N × p``).
+
+    Returns ``each`` (the ``N`` matrices ``G⁽ᵉ⁾ = ∂ℓₑ/∂Y``), ``G`` (their sum,
+    the upstream gradient of ``Σₑ ℓₑ`` that one backward pass gives),
+    ``own`` (row ``e`` of ``G⁽ᵉ⁾``, stacked, ``N × p``), ``outside`` (for each
+    ``e``, the largest absolute entry of ``G⁽ᵉ⁾`` outside row ``e``),
+    ``zero`` (the entries of ``each`` at most :data:`ZERO_FRACTION` of the
+    largest) and ``own_rows``: True when every ``G⁽ᵉ⁾`` is zero outside row
+    ``e``, so that row ``e`` of ``G`` is ``G⁽ᵉ⁾``'s own row and the
+    per-example gradients are the outer products ``tₑᵀ G[e, :]``.
+    """
+    jacobian = as_array(jacobian, "jacobian", allow_complex=False)
+    check_ndim(jacobian, "jacobian", 3)
+    n = jacobian.shape[0]
+    if jacobian.shape[1] != n or jacobian.shape[2] == 0 or n == 0:
+        raise ValueError(
+            f"jacobian must have shape (N, N, p): one loss per row of Y, got {jacobian.shape}"
+        )
+    if not np.isfinite(jacobian).all():
+        raise ValueError("jacobian must be finite")
+    rows = np.arange(n)
+    own = jacobian[rows, rows]
+    off = np.abs(jacobian).copy()
+    off[rows, rows] = 0.0
+    outside = off.max(axis=(1, 2))
+    largest = float(np.abs(jacobian).max())
+    zero = np.abs(jacobian) <= ZERO_FRACTION * largest
+    return {
+        "each": jacobian,
+        "G": jacobian.sum(axis=0),
+        "own": own,
+        "outside": outside,
+        "zero": zero,
+        "own_rows": bool((outside <= ZERO_FRACTION * largest).all()),
+    }
+
+
+def plot_per_example_upstream(jacobians, *, figsize=(4.8, 4.0), lang="en", words=None):
+    """The upstream gradients ``G⁽ᵉ⁾ = ∂ℓₑ/∂Y`` of ``N`` per-example losses
+    (:func:`per_example_upstream_data`), one panel per example, and their sum
+    ``G`` (last panel, outlined), for each loss of ``jacobians`` (a dict from
+    a heading, the page's words, to the Jacobian ``∂ℓ/∂Y`` of shape
+    ``(N, N, p)``, at most 3 losses and 6 examples): one row of panels per
+    loss. Row ``e`` of ``G⁽ᵉ⁾`` is outlined, zeros are hatched, and every
+    panel shares one colour scale."""
+    from matplotlib.patches import Patch, Rectangle
+
+    text = _text(lang, {**PER_EXAMPLE_WORDS_ZH, **(words or {})})
+    if not isinstance(jacobians, dict) or not jacobians:
+        raise TypeError(
+            f"jacobians must be a non-empty dict from a heading to ∂ℓ/∂Y, "
+            f"got {type(jacobians).__name__}"
+        )
+    if len(jacobians) > 3:
+        raise ValueError(f"jacobians must hold at most 3 losses, got {len(jacobians)}")
+    data = {}
+    for heading, jacobian in jacobians.items():
+        if not isinstance(heading, str):
+            raise TypeError(f"each heading must be a string, got {heading!r}")
+        data[heading] = per_example_upstream_data(jacobian)
+    shapes = {d["each"].shape for d in data.values()}
+    if len(shapes) != 1:
+        raise ValueError(f"jacobians must share one shape, got {sorted(shapes)}")
+    n, _, p = shapes.pop()
+    if n > 6:
+        raise ValueError(f"at most 6 examples fit a phone's width, got N = {n}")
+    vmax = max(
+        max(float(np.abs(d["each"]).max()), float(np.abs(d["G"]).max())) for d in data.values()
+    )
+    vmax = vmax or 1.0
+    fig = _figure(figsize)
+    outline = "#1b1b1b"
+    step = p + 1  # a panel and a blank column: one image per loss, for speed
+    axes = fig.subplots(len(data), 1, squeeze=False)[:, 0]
+    for ax, (heading, d) in zip(axes, data.items(), strict=True):
+        panels = [*d["each"], d["G"]]
+        strip = np.full((n, step * (n + 1) - 1), np.nan)
+        zeros = np.zeros(strip.shape, dtype=bool)
+        for k, M in enumerate(panels):
+            strip[:, k * step : k * step + p] = M
+            if k < n:
+                zeros[:, k * step : k * step + p] = d["zero"][k]
+        image = ax.imshow(
+            np.ma.masked_invalid(strip),
+            cmap="RdBu_r",
+            vmin=-vmax,
+            vmax=vmax,
+            interpolation="nearest",
+        )
+        if zeros.any():
+            ax.pcolor(
+                np.arange(strip.shape[1] + 1) - 0.5,
+                np.arange(n + 1) - 0.5,
+                np.ma.masked_where(~zeros, np.ones(strip.shape)),
+                hatch="////",
+                facecolor="none",
+                edgecolor="0.7",
+                linewidth=0,
+            )
+        for k in range(n + 1):
+            x0 = k * step - 0.5
+            ax.add_patch(
+                Rectangle(
+                    (x0, -0.5),
+                    p,
+                    n,
+                    fill=False,
+                    ec="#c0392b" if k == n else "0.5",
+                    lw=2 if k == n else 0.8,
+                    clip_on=False,
+                )
+            )
+            if k < n:
+                ax.add_patch(
+                    Rectangle((x0, k - 0.5), p, 1, fill=False, ec=outline, lw=1.6, clip_on=False)
+                )
+            title = f"G⁽{str(k).translate(_SUPERSCRIPTS)}⁾" if k < n else "G = Σₑ G⁽ᵉ⁾"
+            ax.text(x0 + p / 2, -0.8, title, ha="center", va="bottom", fontsize=10)
+        ax.set_title(text(heading), fontsize=9.5, loc="left", pad=19)
+        ax.set_axis_off()
+    bar = fig.colorbar(image, ax=list(axes), location="bottom", shrink=0.6, aspect=30, pad=0.03)
+    bar.ax.tick_params(labelsize=8.5)
+    bar.set_label(text("one colour scale for every panel"), fontsize=9)
+    handles = [
+        Patch(fc="white", ec="0.6", hatch="////", lw=0.6, label=text("zero")),
+        Patch(fill=False, ec=outline, lw=1.6, label=text("row e of G⁽ᵉ⁾")),
+    ]
+    fig.legend(
+        handles=handles,
+        loc="outside lower center",
+        ncols=2,
+        fontsize=8.5,
+        frameon=False,
+        handlelength=1.6,
+    )
+    return _redraw(fig, plot_per_example_upstream, (jacobians,), {"figsize": figsize})
