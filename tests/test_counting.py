@@ -212,7 +212,8 @@ def test_executed_kernel_names_name_the_nodes_that_ran():
     sins = [name for name in names if name.endswith(":Sin")]
     assert len(sins) == 2, names
     assert any(name.startswith("first") for name in sins), sins
-    assert executed_kernel_names(lambda: compiled(a), "Sin") == sins
+    # the two Sin kernels are independent, so either may run first
+    assert sorted(executed_kernel_names(lambda: compiled(a), "Sin")) == sorted(sins)
     assert executed_kernel_names(lambda: tf.sin(a), "Sin") == ["EagerLocalExecute: Sin"]
     assert executed_kernel_names(lambda: compiled(a), "MatMul") == []
     assert [n for n in executed_kernel_names(lambda: None) if ":" in n] == []
