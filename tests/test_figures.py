@@ -414,6 +414,7 @@ FIGURES = (
     "complex_matmul",
     "tape",
     "costs",
+    "hessian_costs",
     "hessian",
     "cholesky",
     "descent",
@@ -445,6 +446,7 @@ def _figures():
         ),
         "tape": (F.plot_live_activations, ([1, 2, 3, 4], [3, 2, 1, 0], [1] * 4), {}),
         "costs": (F.plot_jacobian_costs, (_jacobian_costs(),), {}),
+        "hessian_costs": (F.plot_hessian_costs, (X[:4], (1, 2, 4, 8)), {"mark": 2}),
         "hessian": (F.plot_hessian_structure, (H,), {}),
         "cholesky": (F.plot_cholesky_pattern, (2 * F.cholesky_mask(3),), {}),
         "descent": (F.plot_descent_paths, _descent_paths(), {}),
@@ -819,3 +821,88 @@ def test_per_example_upstream_rejects_bad_arguments():
         F.plot_per_example_upstream({"a": jac, "b": jac[:4, :4]})
     with pytest.raises(ValueError, match="at most 6 examples.*N = 7"):
         F.plot_per_example_upstream({"a": np.ones((7, 7, 2))})
+
+
+# ---- Hessian costs: what each structure of least squares' Hessian saves ----------
+
+
+@pytest.mark.parametrize(("shape", "ms"), [((4, 3), (1, 2, 4, 8)), ((2, 5), (5, 3))])
+def test_hessian_costs_data_counts_the_tables_rows(shape, ms):
+    X = np.random.default_rng(1).standard_normal(shape)
+    d = F.hessian_costs_data(X, ms)
+    p, n = shape
+    m = np.array(sorted(ms))
+    np.testing.assert_array_equal(d["ms"], m)
+    assert d["ways"] == list(F.HESSIAN_COST_WAYS)
+    # the page's table: nm dense seeds of two products of pnm; nm seeds of two
+    # products of pn; n seeds of two of pn; one product XᵀX of pn²
+    want = [
+        2 * (n * m) * (p * n * m),
+        2 * (n * m) * (p * n),
+        2 * n * (p * n) + 0 * m,
+        p * n * n + 0 * m,
+    ]
+    for way, counts in zip(d["ways"], want, strict=True):
+        np.testing.assert_array_equal(d["counts"][way], counts)
+    assert list(d["power"].values()) == [2, 1, 0, 0]
+    assert list(d["coefficient"].values()) == [2, 2, 2, 1]
+    # the gap to the closed form: 2m² for dense seeds, 2m for compression
+    closed = d["counts"][d["ways"][3]]
+    np.testing.assert_array_equal(d["counts"][d["ways"][0]], 2 * m**2 * closed)
+    np.testing.assert_array_equal(d["counts"][d["ways"][1]], 2 * m * closed)
+
+
+def test_each_way_builds_the_least_squares_hessian():
+    X = np.random.default_rng(2).standard_normal((4, 3))
+    closed = np.einsum("ik,jl->ijkl", X.T @ X, np.eye(2))
+    for way in range(4):
+        H, _ = F._hessian_built(X, 2, way)
+        np.testing.assert_allclose(H, closed, rtol=1e-12, atol=1e-12)
+    # and it is the Hessian of L(W) = ½‖XW − D‖², by differences of its gradient
+    D = np.random.default_rng(3).standard_normal((4, 2))
+    H_num = numeric_hessian(lambda W: 0.5 * np.sum((X @ W - D) ** 2), np.zeros((3, 2)))
+    np.testing.assert_allclose(H_num, closed, atol=1e-6)
+
+
+def test_plot_hessian_costs_draws_each_way_with_its_formula():
+    import matplotlib.pyplot as plt
+
+    X = np.random.default_rng(1).standard_normal((4, 3))
+    fig = F.plot_hessian_costs(X, (1, 2, 4), mark=2)
+    ax = fig.axes[0]
+    lines = [line for line in ax.get_lines() if len(line.get_xdata()) == 3]
+    assert [line.get_ydata().tolist() for line in lines] == [
+        [72, 288, 1152],
+        [72, 144, 288],
+        [72, 72, 72],
+        [36, 36, 36],
+    ]
+    assert ax.get_xscale() == ax.get_yscale() == "log"
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert [t.rsplit(": ", 1)[1] for t in legend] == ["2pn²m²", "2pn²m", "2pn²", "pn²"]
+    assert any(line.get_xdata()[0] == 2 for line in ax.get_lines() if line not in lines)
+    zh = fig.matgrad_redraw("zh_CN", None)
+    zh_legend = [t.get_text() for t in zh.legends[0].get_texts()]
+    assert [t.rsplit("：", 1)[1] for t in zh_legend] == ["2pn²m²", "2pn²m", "2pn²", "pn²"]
+    plt.close("all")
+
+
+def test_hessian_costs_rejects_bad_arguments():
+    X = np.ones((4, 3))
+    with pytest.raises(TypeError, match="X must have a floating"):
+        F.hessian_costs_data(np.ones((4, 3), dtype=int), (1, 2))
+    with pytest.raises(ValueError, match="X must have rank 2"):
+        F.hessian_costs_data(np.ones(3), (1, 2))
+    with pytest.raises(ValueError, match=r"X must have at least one row.*\(0, 3\)"):
+        F.hessian_costs_data(np.ones((0, 3)), (1, 2))
+    for bad in (3, "12", [1.0, 2], [True, 2]):
+        with pytest.raises(TypeError, match="ms must be a sequence of integers"):
+            F.hessian_costs_data(X, bad)
+    for bad in ([2], [2, 2], [0, 2]):
+        with pytest.raises(ValueError, match=r"ms must be at least two distinct integers m >= 1"):
+            F.hessian_costs_data(X, bad)
+    for bad in (3, 2.0):
+        with pytest.raises(ValueError, match=r"mark must be None or one of ms \[1, 2\], got"):
+            F.plot_hessian_costs(X, (1, 2), mark=bad)
+    with pytest.raises(ValueError, match="at most"):
+        F.plot_hessian_costs(X, (1, 2), figsize=(6, 4))

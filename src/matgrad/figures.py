@@ -30,6 +30,7 @@ phone's column (:func:`smallest_text_px`, checked by the tests).
 | reverse-mode costs | :func:`live_activation_data` | :func:`plot_live_activations` |
 | second derivatives | :func:`hessian_blocks` | :func:`plot_hessian_structure` |
 | einsum, Cholesky | :func:`cholesky_mask` | :func:`plot_cholesky_pattern` |
+| Hessian costs | :func:`hessian_costs_data` | :func:`plot_hessian_costs` |
 | frameworks | :func:`descent_path_data` | :func:`plot_descent_paths` |
 | per-example gradients | :func:`per_example_upstream_data` | :func:`plot_per_example_upstream` |
 """
@@ -1801,3 +1802,173 @@ def plot_per_example_upstream(jacobians, *, figsize=(4.8, 4.0), lang="en", words
         handlelength=1.6,
     )
     return _redraw(fig, plot_per_example_upstream, (jacobians,), {"figsize": figsize})
+
+
+# ---- Hessian costs: what each structure of least squares' Hessian saves ----------
+
+#: The Chinese of the words of :func:`plot_hessian_costs`.
+HESSIAN_COSTS_WORDS_ZH = {
+    "one-hot seeds, dense\n(tape.jacobian, jax.hessian)": (
+        "稠密的独热种子\n（tape.jacobian、jax.hessian）"
+    ),
+    "their one nonzero column\n(Jacobian compression's count)": (
+        "只乘种子的非零列\n（与雅可比矩阵压缩的次数相同）"
+    ),
+    "and the δⱼₗ: one seed per k": "再利用 δⱼₗ：每个 k 一个种子",
+    "and the unit column: XᵀX,\nthe closed form": "再利用单位列：XᵀX，\n即闭式表达式",
+    "m (W is n × m; X stays p × n)": "m（W 为 n × m；X 始终为 p × n）",
+    "multiplications": "乘法次数",
+    "this page's m": "本页的 m",
+    "{}: {}": "{}：{}",
+}
+#: The ways of building the Hessian that :func:`hessian_costs_data` counts,
+#: each exploiting one structure more than the one before it (the figure's words).
+HESSIAN_COST_WAYS = (
+    "one-hot seeds, dense\n(tape.jacobian, jax.hessian)",
+    "their one nonzero column\n(Jacobian compression's count)",
+    "and the δⱼₗ: one seed per k",
+    "and the unit column: XᵀX,\nthe closed form",
+)
+
+
+def _hessian_built(X, m, way):
+    """The least-squares Hessian for ``X`` and ``W`` of ``m`` columns, built
+    the way ``way`` (0 to 3) of :data:`HESSIAN_COST_WAYS` builds it, with its
+    products counted; returns ``(H, multiplications)``."""
+    from .counting import MultiplicationCounter, matmul
+
+    n = X.shape[1]
+    H = np.zeros((n, m, n, m))
+    with MultiplicationCounter() as count:
+        XtX = matmul(X.T, X) if way == 3 else None
+        for k in range(n):
+            for col in range(m) if way < 2 else [0]:  # way 2 on: one seed per k
+                if way == 0:  # the dense seed E_kl: H[:, :, k, l] = Xᵀ(X E_kl)
+                    E = np.zeros((n, m))
+                    E[k, col] = 1.0
+                    H[:, :, k, col] = matmul(X.T, matmul(X, E))
+                elif way < 3:  # its one nonzero column e_k: H[:, l, k, l], l = col
+                    H[:, col, k, col] = matmul(X.T, matmul(X, np.eye(n)[:, [k]]))[:, 0]
+                else:  # column k of XᵀX, formed once
+                    H[:, col, k, col] = XtX[:, k]
+            if way >= 2:  # the δⱼₗ: the other seeds of this k, copied
+                for col in range(1, m):
+                    H[:, col, k, col] = H[:, 0, k, 0]
+    return H, count.total
+
+
+def hessian_costs_data(X, ms) -> dict:
+    """The multiplications of four ways of building the Hessian
+    ``H[i, j, k, l] = (XᵀX)[i, k] δⱼₗ`` of least squares,
+    ``L(W) = ½‖XW − D‖²`` with ``X`` of shape ``(p, n)`` and ``W`` of shape
+    ``(n, m)``, for each ``m`` of ``ms``, counted by
+    :class:`matgrad.counting.MultiplicationCounter` while each way builds
+    ``H`` (each ``H`` is checked against ``XᵀX ⊗ I``). The ways, each
+    exploiting one structure more (:data:`HESSIAN_COST_WAYS`):
+
+    0. per one-hot seed ``E_kl`` (``nm`` of them), ``X E_kl`` then
+       ``Xᵀ(X E_kl)``, the seed multiplied as a dense ``n × m`` matrix, as
+       ``tape.jacobian`` and ``jax.hessian`` do: ``2pn²m²``;
+    1. only the seed's nonzero column ``e_k``: ``2pn²m``, the count of
+       Jacobian compression's ``n`` dense seeds ``e_k 1ᵀ``;
+    2. the ``δⱼₗ`` too, one seed per ``k``, copied to every ``l``: ``2pn²``;
+    3. ``XᵀX``, formed once, the closed form: ``pn²``.
+
+    ``ms``: at least two distinct positive integers. Returns ``ms``
+    (ascending), ``ways``, ``counts`` (per way, an integer array in the order
+    of ``ms``), ``power`` (per way, ``q`` when its count is a constant times
+    ``m**q`` at every ``m``, else None) and ``coefficient`` (per way, that
+    constant in units of ``pn²``, when it is an integer, else None).
+    """
+    X = as_array(X, "X", allow_complex=False)
+    check_ndim(X, "X", 2)
+    if 0 in X.shape:
+        raise ValueError(f"X must have at least one row and one column, got shape {X.shape}")
+    if isinstance(ms, (str, bytes)) or not hasattr(ms, "__iter__"):
+        raise TypeError(f"ms must be a sequence of integers m, got {ms!r}")
+    ms = list(ms)
+    if not all(_is_int(m) for m in ms):
+        raise TypeError(f"ms must be a sequence of integers m, got {ms!r}")
+    if len(set(ms)) != len(ms) or len(ms) < 2 or min(ms) < 1:
+        raise ValueError(f"ms must be at least two distinct integers m >= 1, got {ms}")
+    ms = sorted(int(m) for m in ms)
+    p, n = X.shape
+    d = {"ms": np.array(ms), "ways": list(HESSIAN_COST_WAYS), "counts": {}}
+    d["power"], d["coefficient"] = {}, {}
+    for way, name in enumerate(HESSIAN_COST_WAYS):
+        counts = []
+        for m in ms:
+            H, count = _hessian_built(X, m, way)
+            closed = np.einsum("ik,jl->ijkl", X.T @ X, np.eye(m))
+            np.testing.assert_allclose(H, closed, rtol=1e-12, atol=1e-12 * np.abs(closed).max())
+            counts.append(count)
+        counts = np.array(counts)
+        q = round(float(np.polyfit(np.log(ms), np.log(counts), 1)[0]))
+        exact = all(c * ms[0] ** q == counts[0] * m**q for m, c in zip(ms, counts, strict=True))
+        d["counts"][name] = counts
+        d["power"][name] = q if exact else None
+        base, rest = divmod(int(counts[0]), ms[0] ** q * p * n * n) if exact else (None, 1)
+        d["coefficient"][name] = base if rest == 0 else None
+    return d
+
+
+def _hessian_cost_formula(coefficient, power):
+    """``2pn²m²`` for coefficient 2 and power 2; None when not a formula."""
+    if coefficient is None or power is None:
+        return None
+    m = "" if power == 0 else "m" if power == 1 else f"m{power}".translate(_SUPERSCRIPT)
+    return ("" if coefficient == 1 else str(coefficient)) + "pn²" + m
+
+
+def plot_hessian_costs(X, ms, *, mark=None, figsize=(4.8, 4.2), lang="en", words=None):
+    """The multiplications of the four ways of :func:`hessian_costs_data`
+    against ``m``, on log axes, for least squares with ``X`` (``p × n``): a
+    count ``m**q`` is a straight line of slope ``q``. The dense one-hot seeds'
+    count rises as ``m²``, their one nonzero column's as ``m``, and the
+    closed form's does not grow. ``mark``: an ``m`` of ``ms`` marked with a
+    dotted line (the page's), or None."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
+
+    text = _text(lang, {**HESSIAN_COSTS_WORDS_ZH, **(words or {})})
+    d = hessian_costs_data(X, ms)
+    if mark is not None and (not _is_int(mark) or int(mark) not in d["ms"]):
+        raise ValueError(f"mark must be None or one of ms {d['ms'].tolist()}, got {mark!r}")
+    fig = _figure(figsize)
+    ax = fig.add_subplot()
+    colours = ("#c0392b", "#7b1fa2", "#1f5fa8", "#2e7d32")
+    for name, colour, marker in zip(d["ways"], colours, "osD^", strict=True):
+        formula = _hessian_cost_formula(d["coefficient"][name], d["power"][name])
+        label = text(name) if formula is None else text("{}: {}", text(name), formula)
+        ax.loglog(d["ms"], d["counts"][name], marker + "-", color=colour, lw=2, ms=5, label=label)
+    if mark is not None:
+        ax.axvline(mark, color="0.4", lw=1, ls=":")
+        ax.annotate(
+            text("this page's m"),
+            (mark, 1),
+            xycoords=("data", "axes fraction"),
+            xytext=(3, -3),
+            textcoords="offset points",
+            ha="left",
+            va="top",
+            fontsize=9,
+            color="0.3",
+        )
+    ax.set_xticks(d["ms"], [str(m) for m in d["ms"]])
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_major_locator(LogLocator(base=10))
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_major_formatter(
+        FuncFormatter(lambda y, _: "10" + str(round(np.log10(y))).translate(_SUPERSCRIPT))
+    )
+    ax.set_xlabel(text("m (W is n × m; X stays p × n)"), fontsize=10)
+    ax.set_ylabel(text("multiplications"), fontsize=10)
+    ax.tick_params(labelsize=10)
+    ax.grid(which="major", color="0.9", lw=0.8)
+    fig.legend(
+        loc="outside upper center",
+        ncols=1,
+        fontsize=9,
+        frameon=False,
+        handlelength=1.8,
+    )
+    return _redraw(fig, plot_hessian_costs, (X, ms), {"mark": mark, "figsize": figsize})
