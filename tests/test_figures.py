@@ -207,6 +207,147 @@ def test_backward_ops_rejects_bad_arguments():
         F.backward_ops(asked=())
 
 
+# ---- chapter 04b: what tape.gradient returns ---------------------------------------
+
+
+def _returned_cases():
+    """The four targets of chapter 04b's figure, with what the tape returns
+    written out in NumPy (no TensorFlow at collection)."""
+    from types import SimpleNamespace
+
+    rows = SimpleNamespace(values=np.tile(B64.sum(axis=1), (2, 1)), indices=np.array([0, 2]))
+    return {
+        "T_tf * 0.0": (np.zeros((5, 3)), lambda t: (t * 0.0) @ B64),
+        "cast to int32\nand back": (None, lambda t: np.trunc(t * 10) @ B64),
+        "tf.stop_gradient": (None, lambda t: t @ B64),
+        "tf.gather,\nrows 0, 2": (rows, lambda t: t[[0, 2]] @ B64),
+    }
+
+
+def test_returned_gradient_data_against_tensorflow_and_the_closed_forms():
+    import tensorflow as tf
+
+    T_tf = tf.Variable(SEED_T)
+    ones_bt = np.ones((5, 3)) @ B64.T  # the true gradient of Σ TB: 1 Bᵀ
+    with tf.GradientTape(persistent=True) as tape:
+        targets = {
+            "dense": (T_tf @ SEED_B, lambda t: t @ B64),
+            "zeros": ((T_tf * 0.0) @ SEED_B, lambda t: (t * 0.0) @ B64),
+            "cast": (
+                tf.cast(tf.cast(T_tf * 10, tf.int32), tf.float32) @ SEED_B,
+                lambda t: np.trunc(t * 10) @ B64,
+            ),
+            "cut": (tf.stop_gradient(T_tf) @ SEED_B, lambda t: t @ B64),
+            "gather": (tf.gather(T_tf, [0, 0, 2]) @ SEED_B, lambda t: t[[0, 0, 2]] @ B64),
+        }
+    zero = tf.UnconnectedGradients.ZERO
+    d = {}
+    for name, (Y, f) in targets.items():
+        np.testing.assert_allclose(f(T64), Y, rtol=1e-5)  # f is the target
+        returned = tape.gradient(Y, T_tf)
+        d[name] = F.returned_gradient_data(returned, f, SEED_T)
+        # The dense form is what ZERO or tf.convert_to_tensor gives.
+        dense = tf.convert_to_tensor(tape.gradient(Y, T_tf, unconnected_gradients=zero))
+        np.testing.assert_allclose(d[name]["dense"], dense, rtol=1e-6)
+    kinds = {name: data["kind"] for name, data in d.items()}
+    assert kinds == {
+        "dense": "tf.Tensor",
+        "zeros": "tf.Tensor",
+        "cast": "None",
+        "cut": "None",
+        "gather": "tf.IndexedSlices",
+    }
+    np.testing.assert_allclose(d["dense"]["true"], ones_bt, rtol=1e-8)
+    np.testing.assert_allclose(d["cut"]["true"], ones_bt, rtol=1e-8)  # stop_gradient cuts it
+    np.testing.assert_array_equal(d["cut"]["dense"], 0)
+    np.testing.assert_array_equal(d["zeros"]["true"], 0)
+    np.testing.assert_array_equal(d["cast"]["true"], 0)  # constant near this T
+    # Gathered rows 0, 0, 2: row 0 counts twice, the other rows are not read.
+    assert d["gather"]["indices"].tolist() == [0, 0, 2]
+    expect = np.zeros((5, 3))
+    expect[0], expect[2] = 2 * B64.sum(axis=1), B64.sum(axis=1)
+    np.testing.assert_allclose(d["gather"]["true"], expect, rtol=1e-8)
+    np.testing.assert_allclose(d["gather"]["dense"], expect, rtol=1e-6)
+    assert {name for name, data in d.items() if data["differs"]} == {"cut"}
+
+
+def test_plot_returned_gradients_draws_the_stored_rows_and_frames_the_cut():
+    import matplotlib.pyplot as plt
+
+    fig = F.plot_returned_gradients(_returned_cases(), SEED_T)
+    strips = [np.ma.filled(ax.images[0].get_array(), np.nan) for ax in fig.axes[:3]]
+    # One strip per row (returned, made dense, true), a blank column between panels.
+    top, dense, true = ([strip[:, 4 * c : 4 * c + 3] for c in range(4)] for strip in strips)
+    assert all(np.isnan(strip[:, 4 * c + 3]).all() for strip in strips for c in range(3))
+    np.testing.assert_array_equal(top[0], 0)  # a tensor of zeros, stored
+    assert np.isnan(top[1]).all() and np.isnan(top[2]).all()  # None: nothing stored
+    np.testing.assert_array_equal(np.isnan(top[3]).all(axis=1), [0, 1, 0, 1, 1])
+    np.testing.assert_allclose(top[3][[0, 2]], np.tile(B64.sum(axis=1), (2, 1)))
+    np.testing.assert_array_equal(dense[2], 0)
+    np.testing.assert_allclose(true[2], np.ones((5, 3)) @ B64.T)  # the cut
+    np.testing.assert_allclose(dense[3], true[3])
+    # Frames: the cut's dense form in red; the two None dashed.
+    frames = {
+        ax_row: [
+            (p.get_x(), matplotlib.colors.to_hex(p.get_edgecolor()), p.get_linestyle())
+            for p in ax.patches
+            if isinstance(p, matplotlib.patches.Rectangle)
+        ]
+        for ax_row, ax in enumerate(fig.axes[:3])
+    }
+    assert [x for x, colour, _ in frames[1] if colour == "#c0392b"] == [2 * 4 - 0.5]
+    assert [x for x, _, style in frames[0] if style == "--"] == [4 - 0.5, 2 * 4 - 0.5]
+    plt.close(fig)
+
+
+def test_returned_gradients_reject_bad_arguments():
+    from types import SimpleNamespace
+
+    cases = _returned_cases()
+    good, f = cases["tf.gather,\nrows 0, 2"]
+    data = F.returned_gradient_data
+    with pytest.raises(TypeError, match="T must have a floating"):
+        data(None, f, np.ones((5, 3), dtype=int))
+    with pytest.raises(ValueError, match="T must have rank 2"):
+        data(None, f, SEED_T[0])
+    with pytest.raises(TypeError, match="f must be callable, got int"):
+        data(None, 3, SEED_T)
+    with pytest.raises(TypeError, match="h must be a real number, got True"):
+        data(None, f, SEED_T, h=True)
+    with pytest.raises(ValueError, match="h must be positive, got 0"):
+        data(None, f, SEED_T, h=0)
+    with pytest.raises(ValueError, match=r"returned must have T's shape \(5, 3\), got \(3, 5\)"):
+        data(np.zeros((3, 5)), f, SEED_T)
+    with pytest.raises(TypeError, match="returned must have a floating"):
+        data(np.zeros((5, 3), dtype=int), f, SEED_T)
+    with pytest.raises(ValueError, match=r"rows of width 3, got shape \(2, 2\)"):
+        data(SimpleNamespace(values=np.ones((2, 2)), indices=np.array([0, 2])), f, SEED_T)
+    with pytest.raises(TypeError, match="integer row indices, got float64"):
+        data(SimpleNamespace(values=good.values, indices=np.array([0.0, 2.0])), f, SEED_T)
+    with pytest.raises(ValueError, match=r"2 row indices, one per row.*got shape \(3,\)"):
+        data(SimpleNamespace(values=good.values, indices=np.array([0, 1, 2])), f, SEED_T)
+    with pytest.raises(ValueError, match=r"in range\(5\), got \[0, 5\]"):
+        data(SimpleNamespace(values=good.values, indices=np.array([0, 5])), f, SEED_T)
+    with pytest.raises(TypeError, match="f\\(T\\) must have a floating"):
+        data(None, lambda t: np.ones(3, dtype=int), SEED_T)
+    with np.errstate(all="ignore"), pytest.raises(ValueError, match="f must be finite near T"):
+        data(None, lambda t: t / 0.0, SEED_T)
+    plot = F.plot_returned_gradients
+    with pytest.raises(TypeError, match="non-empty dict.*list"):
+        plot([cases["tf.stop_gradient"]], SEED_T)
+    with pytest.raises(TypeError, match="non-empty dict"):
+        plot({}, SEED_T)
+    with pytest.raises(ValueError, match="at most 4 cases.*got 5"):
+        plot({**cases, "tf.gather, again": cases["tf.stop_gradient"]}, SEED_T)
+    with pytest.raises(TypeError, match="heading must be a string, got 3"):
+        plot({3: cases["tf.stop_gradient"]}, SEED_T)
+    with pytest.raises(TypeError, match="pair \\(returned, f\\), got None"):
+        plot({"tf.stop_gradient": None}, SEED_T)
+    repeated = SimpleNamespace(values=np.ones((3, 3)), indices=np.array([0, 0, 2]))
+    with pytest.raises(ValueError, match=r"repeat an index, \[0, 0, 2\]"):
+        plot({"tf.stop_gradient": (repeated, lambda t: t[[0, 0, 2]] @ B64)}, SEED_T)
+
+
 def test_the_four_branches_agree_with_matmul_grad():
     branches = F.matmul_grad_branches()
     assert branches[False, False] == {"dA": "G Bᵀ", "dB": "Aᵀ G"}
@@ -407,6 +548,7 @@ FIGURES = (
     "blocks",
     "vjp",
     "graph",
+    "returns",
     "branches",
     "broadcast",
     "bias",
@@ -435,6 +577,7 @@ def _figures():
         "blocks": (F.plot_jacobian_blocks, (J,), {}),
         "vjp": (F.plot_vjp_slices, (J,), {}),
         "graph": (F.plot_backward_graph, (F.backward_ops(names=("T", "B")),), {}),
+        "returns": (F.plot_returned_gradients, (_returned_cases(), SEED_T), {}),
         "branches": (F.plot_matmul_branches, (F.matmul_grad_branches(),), {}),
         "broadcast": (F.plot_broadcast_sum, (x, y, g), {}),
         "bias": (F.plot_bias_add, (rng.standard_normal(3), rng.standard_normal((4, 3))), {}),

@@ -20,6 +20,7 @@ phone's column (:func:`smallest_text_px`, checked by the tests).
 | chapter 01/02 | :func:`jacobian_block_grid` | :func:`plot_jacobian_blocks` |
 | chapter 04 | :func:`vjp_slices` | :func:`plot_vjp_slices` |
 | chapter 04/06 | :func:`backward_ops` | :func:`plot_backward_graph` |
+| chapter 04b | :func:`returned_gradient_data` | :func:`plot_returned_gradients` |
 | chapter 05b | :func:`jacobian_costs_data` | :func:`plot_jacobian_costs` |
 | chapter 06 | :func:`matmul_grad_branches` | :func:`plot_matmul_branches` |
 | chapter 07 (complex) | :func:`complex_matmul_grad_data` | :func:`plot_complex_matmul_grad` |
@@ -691,6 +692,247 @@ def _graph_kind(op) -> str:
     if not op.get("ran", True):
         return "tape, not run" if tape else "not run"
     return "tape" if tape else "forward"
+
+
+# ---- chapter 04b: what tape.gradient returns, made dense, and the truth ----------
+
+#: The Chinese of the words of :func:`plot_returned_gradients`: its own and
+#: chapter 04b's headings.
+RETURNED_WORDS_ZH = {
+    "T_tf * 0.0": "T_tf * 0.0",
+    "cast to int32\nand back": "转换为 int32\n再转换回来",
+    "tf.stop_gradient": "tf.stop_gradient",
+    "tf.gather,\nrows 0, 2": "tf.gather，\n第 0、2 行",
+    "returned": "返回值",
+    "made dense": "转成稠密张量",
+    "true gradient": "真实梯度",
+    "row not stored": "未存储的行",
+    "differs from the true gradient": "与真实梯度不同",
+}
+
+
+def _returned_parts(returned, shape):
+    """``(kind, values, indices)`` of what ``tape.gradient`` returned for a
+    source of ``shape``: None, a dense array of that shape, or an
+    ``IndexedSlices`` (``values``: k rows of the source's width; ``indices``:
+    k row indices)."""
+    if returned is None:
+        return "None", None, None
+    if hasattr(returned, "values") and hasattr(returned, "indices"):
+        values = as_array(np.asarray(returned.values), "returned.values", allow_complex=False)
+        indices = np.asarray(returned.indices)
+        if values.ndim != 2 or values.shape[1:] != shape[1:]:
+            raise ValueError(
+                f"returned.values must hold rows of width {shape[1]}, got shape {values.shape}"
+            )
+        if indices.dtype.kind not in "iu":
+            raise TypeError(f"returned.indices must be integer row indices, got {indices.dtype}")
+        if indices.shape != values.shape[:1]:
+            raise ValueError(
+                f"returned.indices must be {values.shape[0]} row indices, one per row of "
+                f"returned.values, got shape {indices.shape}"
+            )
+        if not ((0 <= indices) & (indices < shape[0])).all():
+            raise ValueError(
+                f"returned.indices must be rows of the source, in range({shape[0]}), "
+                f"got {indices.tolist()}"
+            )
+        return "tf.IndexedSlices", values, indices
+    values = as_array(np.asarray(returned), "returned", allow_complex=False)
+    if values.shape != shape:
+        raise ValueError(f"returned must have T's shape {shape}, got {values.shape}")
+    return "tf.Tensor", values, None
+
+
+def returned_gradient_data(returned, f, T, *, h=1e-6) -> dict:
+    """What ``tape.gradient(Y, T)`` returned for the default seed (ones),
+    made dense, beside the true gradient of ``Σ Y``.
+
+    ``returned``: None, a dense array of ``T``'s shape, or a
+    ``tf.IndexedSlices`` (any object with ``values``, k rows of ``T``'s width,
+    and ``indices``, their k rows of ``T``). ``f``: the target ``Y`` as a
+    NumPy function of ``T``, with ``tf.stop_gradient`` as what it is in the
+    forward pass, the identity.
+
+    Returns ``kind`` (``"tf.Tensor"``, ``"None"`` or ``"tf.IndexedSlices"``),
+    ``values`` and ``indices`` (what was returned; ``indices`` only for an
+    ``IndexedSlices``), ``dense`` (zeros for None, as
+    ``UnconnectedGradients.ZERO`` gives; an ``IndexedSlices``' rows added at
+    their indices, as ``tf.convert_to_tensor`` does), ``true`` (the gradient
+    of ``Σ f(T)`` by central differences of step ``h``, in float64) and
+    ``differs`` (whether ``dense`` differs from ``true`` beyond float32
+    rounding: a cut).
+    """
+    T = as_array(T, "T", allow_complex=False)
+    check_ndim(T, "T", 2)
+    check_callable(f, "f")
+    if not isinstance(h, (float, int, np.floating, np.integer)) or isinstance(h, bool):
+        raise TypeError(f"h must be a real number, got {h!r}")
+    if not h > 0:
+        raise ValueError(f"h must be positive, got {h!r}")
+    kind, values, indices = _returned_parts(returned, T.shape)
+    dense = np.zeros(T.shape)
+    if kind == "tf.Tensor":
+        dense = values.astype(np.float64)
+    elif kind == "tf.IndexedSlices":
+        np.add.at(dense, indices, values)  # a repeated row is added, not overwritten
+    T64 = T.astype(np.float64)
+
+    def loss(t):
+        y = as_array(np.asarray(f(t)), "f(T)", allow_complex=False)
+        return float(y.sum())
+
+    true = np.empty(T.shape)
+    for index in np.ndindex(T.shape):
+        step = np.zeros(T.shape)
+        step[index] = h
+        true[index] = (loss(T64 + step) - loss(T64 - step)) / (2 * h)
+    if not np.isfinite(true).all():
+        raise ValueError("f must be finite near T: its central differences are not")
+    # float32 rounding of the returned gradient, and the differences' own
+    # error (about eps |Σ f| / h), stay far below this; a cut does not.
+    tol = 1e-5 * max(1.0, float(np.abs(true).max()))
+    return {
+        "kind": kind,
+        "values": values,
+        "indices": indices,
+        "dense": dense,
+        "true": true,
+        "differs": bool(np.abs(dense - true).max() > tol),
+    }
+
+
+def plot_returned_gradients(cases, T, *, figsize=(4.8, 4.4), lang="en", words=None):
+    """One column per target of ``cases`` (a dict from a heading, the page's
+    words, to ``(returned, f)`` as :func:`returned_gradient_data` takes them;
+    at most 4): top, what ``tape.gradient`` returned (a dense array; for
+    None, an empty dashed frame; for an ``IndexedSlices``, its rows at their
+    indices, the rows it does not store hatched); middle, that made dense;
+    bottom, the true gradient. One colour scale; a dense form that differs
+    from the true gradient is framed in red."""
+    from matplotlib.patches import Patch, Rectangle
+
+    text = _text(lang, {**RETURNED_WORDS_ZH, **(words or {})})
+    if not isinstance(cases, dict) or not cases:
+        raise TypeError(
+            f"cases must be a non-empty dict from a heading to (returned, f), "
+            f"got {type(cases).__name__}"
+        )
+    if len(cases) > 4:
+        raise ValueError(f"at most 4 cases fit a phone's width, got {len(cases)}")
+    data = {}
+    for heading, case in cases.items():
+        if not isinstance(heading, str):
+            raise TypeError(f"each heading must be a string, got {heading!r}")
+        if not isinstance(case, tuple) or len(case) != 2:
+            raise TypeError(f"each case must be a pair (returned, f), got {case!r}")
+        data[heading] = returned_gradient_data(*case, T)
+    for heading, d in data.items():
+        if d["indices"] is not None and len(set(d["indices"].tolist())) < len(d["indices"]):
+            raise ValueError(
+                f"the rows of {heading!r} repeat an index, {d['indices'].tolist()}: "
+                f"each stored row is drawn at its index"
+            )
+    rows, cols = np.shape(T)
+    n = len(data)
+    step = cols + 1  # a panel and a blank column: one image per row, for speed
+    vmax = max(max(float(np.abs(d[k]).max()) for k in ("dense", "true")) for d in data.values())
+    vmax = vmax or 1.0
+    strips = np.full((3, rows, step * n - 1), np.nan)
+    unstored = np.zeros((rows, step * n - 1), dtype=bool)  # an IndexedSlices' missing rows
+    for c, d in enumerate(data.values()):
+        panel = slice(c * step, c * step + cols)
+        if d["kind"] == "tf.Tensor":
+            strips[0][:, panel] = d["values"]
+        elif d["kind"] == "tf.IndexedSlices":
+            strips[0][d["indices"], panel] = d["values"]
+            unstored[:, panel] = np.isnan(strips[0][:, panel])
+        strips[1][:, panel] = d["dense"]
+        strips[2][:, panel] = d["true"]
+    fig = _figure(figsize)
+    axes = fig.subplots(3, 1)
+    red = "#c0392b"
+    for r, (ax, strip) in enumerate(zip(axes, strips, strict=True)):
+        image = ax.imshow(
+            np.ma.masked_invalid(strip),
+            cmap="RdBu_r",
+            vmin=-vmax,
+            vmax=vmax,
+            interpolation="nearest",
+            aspect="auto",
+        )
+        # Cell edges, so that an array of zeros reads as cells, not as a blank;
+        # None has no cells.
+        drawn = [c for c, d in enumerate(data.values()) if r or d["kind"] != "None"]
+        ax.vlines(
+            [c * step + k - 0.5 for c in drawn for k in range(1, cols)],
+            -0.5,
+            rows - 0.5,
+            colors="0.8",
+            lw=0.5,
+        )
+        for c in drawn:
+            ax.hlines(
+                np.arange(1, rows) - 0.5, c * step - 0.5, c * step + cols - 0.5, "0.8", lw=0.5
+            )
+        for c, d in enumerate(data.values()):
+            cut = r == 1 and d["differs"]
+            ax.add_patch(
+                Rectangle(
+                    (c * step - 0.5, -0.5),
+                    cols,
+                    rows,
+                    fill=False,
+                    ec=red if cut else "0.5",
+                    lw=2.5 if cut else 0.8,
+                    ls="--" if r == 0 and d["kind"] == "None" else "-",
+                    clip_on=False,
+                )
+            )
+        ax.set_xticks([])
+        ax.set_yticks([])
+        for spine in ax.spines.values():
+            spine.set_visible(False)
+        ax.set_ylabel(text(("returned", "made dense", "true gradient")[r]), fontsize=9.5)
+    top = axes[0]
+    if unstored.any():
+        top.pcolor(
+            np.arange(unstored.shape[1] + 1) - 0.5,
+            np.arange(rows + 1) - 0.5,
+            np.ma.masked_where(~unstored, np.ones(unstored.shape)),
+            hatch="////",
+            facecolor="none",
+            edgecolor="0.7",
+            linewidth=0,
+        )
+        top.set_xlim(-0.5, unstored.shape[1] - 0.5)
+        top.set_ylim(rows - 0.5, -0.5)
+    for c, (heading, d) in enumerate(data.items()):
+        middle = c * step + (cols - 1) / 2
+        top.text(middle, -0.8, text(heading), ha="center", va="bottom", fontsize=9)
+        top.text(middle, rows - 0.2, d["kind"], ha="center", va="top", fontsize=9)
+    bar = fig.colorbar(image, ax=list(axes), location="bottom", shrink=0.6, aspect=30, pad=0.03)
+    bar.ax.tick_params(labelsize=8.5)
+    bar.set_label(text("one colour scale for every panel"), fontsize=9)
+    handles = []
+    if unstored.any():
+        handles.append(
+            Patch(fc="white", ec="0.6", hatch="////", lw=0.6, label=text("row not stored"))
+        )
+    if any(d["differs"] for d in data.values()):
+        handles.append(
+            Patch(fill=False, ec=red, lw=2, label=text("differs from the true gradient"))
+        )
+    if handles:
+        fig.legend(
+            handles=handles,
+            loc="outside lower center",
+            ncols=len(handles),
+            fontsize=8.5,
+            frameon=False,
+            handlelength=1.6,
+        )
+    return _redraw(fig, plot_returned_gradients, (cases, T), {"figsize": figsize})
 
 
 # ---- chapter 06: the four transpose branches ----------------------------------
