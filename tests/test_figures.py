@@ -555,6 +555,7 @@ FIGURES = (
     "complex",
     "complex_matmul",
     "tape",
+    "hvp",
     "costs",
     "hessian_costs",
     "hessian",
@@ -588,6 +589,7 @@ def _figures():
             {"rows": [0]},
         ),
         "tape": (F.plot_live_activations, ([1, 2, 3, 4], [3, 2, 1, 0], [1] * 4), {}),
+        "hvp": (F.plot_hvp_costs, _hvp_costs(), {}),
         "costs": (F.plot_jacobian_costs, (_jacobian_costs(),), {}),
         "hessian_costs": (F.plot_hessian_costs, (X[:4], (1, 2, 4, 8)), {"mark": 2}),
         "hessian": (F.plot_hessian_structure, (H,), {}),
@@ -777,6 +779,121 @@ def test_jacobian_costs_data_rejects_bad_arguments():
         F.plot_jacobian_costs(five)
     with pytest.raises(ValueError, match="no Chinese"):
         F.plot_jacobian_costs({"a route": {2: 8, 4: 64}}, lang="zh_CN")
+
+
+# ---- HVP costs: the same work, different memory ------------------------------------
+
+HVP_ROUTES = ("gradient", "HVP, reverse over reverse", "HVP, forward over reverse")
+
+
+def _hvp_products(depths=(1, 2, 4)):
+    """The MatMul kernels that each route runs on the HVP page's chain of q
+    tanh layers (8 × 8, float64), counted by TensorFlow's profiler."""
+    tf = pytest.importorskip("tensorflow")
+    from matgrad.counting import executed_kernels
+    from matgrad.hvp import gradient, hvp_forward_over_reverse, hvp_reverse_over_reverse
+
+    rng = np.random.default_rng(1)
+    Y0 = tf.constant(rng.standard_normal((8, 8)))
+    C = tf.Variable(rng.standard_normal((8, 8)) / 4)
+    U = tf.constant(rng.standard_normal((8, 8)))
+
+    def chain(C, q):
+        Y, C = Y0, tf.convert_to_tensor(C)
+        for _ in range(q):
+            Y = tf.tanh(Y @ C)
+        return tf.reduce_sum(Y)
+
+    def run(route, q):
+        def loss(C):
+            return chain(C, q)
+
+        if route == "gradient":
+            return lambda: gradient(loss, C)
+        hvp = hvp_reverse_over_reverse if "reverse over" in route else hvp_forward_over_reverse
+        return lambda: hvp(loss, C, U)
+
+    for route in HVP_ROUTES:  # warm-up: forward over reverse traces its JVPs
+        run(route, 2)()
+    return {r: {q: executed_kernels(run(r, q), "MatMul") for q in depths} for r in HVP_ROUTES}
+
+
+def _hvp_costs():
+    """The counts of the phone-legibility test: the page's laws at q = 1, 2, 3, 8."""
+    depths = (1, 2, 3, 8)
+    laws = ((3, -1, 1, 2), (9, -5, 5, 1), (9, -3, 2, 4))
+    products = {
+        r: {q: a * q + b for q in depths} for r, (a, b, _, _) in zip(HVP_ROUTES, laws, strict=True)
+    }
+    buffers = {
+        r: {q: c * q + e for q in depths} for r, (_, _, c, e) in zip(HVP_ROUTES, laws, strict=True)
+    }
+    return products, buffers
+
+
+def test_hvp_costs_data_reads_the_products_per_layer_from_the_profiler():
+    from fractions import Fraction
+
+    products = _hvp_products()
+    # each layer adds one forward, one weight and one input product to the
+    # gradient, and an HVP differentiates each of them twice over: 3 and 9
+    buffers = {r: {4: 10, 2: 6, 1: 3} for r in HVP_ROUTES}  # keys in any order
+    d = F.hvp_costs_data(products, buffers)
+    np.testing.assert_array_equal(d["depths"], [1, 2, 4])
+    assert d["routes"] == list(HVP_ROUTES)
+    assert d["per_layer"]["products"] == dict(zip(HVP_ROUTES, [3, 9, 9], strict=True))
+    np.testing.assert_array_equal(d["products"]["gradient"], [2, 5, 11])  # 3q - 1
+    np.testing.assert_array_equal(d["products"]["HVP, reverse over reverse"], [4, 13, 31])
+    for r in HVP_ROUTES:
+        np.testing.assert_array_equal(d["buffers"][r], [3, 6, 10])
+        assert d["per_layer"]["buffers"][r] == 2  # (10 - 6) / (4 - 2), not 3 from q = 1
+    # an increment that is no whole number stays exact
+    d = F.hvp_costs_data({"r": {1: 1, 4: 3}}, {"r": {1: 0, np.int64(4): 1}})
+    assert d["per_layer"] == {"products": {"r": Fraction(2, 3)}, "buffers": {"r": Fraction(1, 3)}}
+
+
+def test_plot_hvp_costs_draws_both_panels_with_the_increments():
+    import matplotlib.pyplot as plt
+
+    products, buffers = _hvp_costs()
+    fig = F.plot_hvp_costs(products, buffers)
+    left, right = fig.axes
+    assert [line.get_ydata().tolist() for line in left.get_lines()] == [
+        [a * q + b for q in (1, 2, 3, 8)] for a, b in ((3, -1), (9, -5), (9, -3))
+    ]
+    assert {t.get_text() for t in right.texts} == {"+1 per layer", "+5 per layer", "+2 per layer"}
+    zh = fig.matgrad_redraw("zh_CN", None)
+    assert {t.get_text() for t in zh.axes[0].texts} == {"每层 +3", "每层 +9"}
+    plt.close("all")
+
+
+def test_hvp_costs_data_rejects_bad_arguments():
+    good = {"r": {1: 2, 2: 5}}
+    with pytest.raises(TypeError, match="products must be a non-empty dict.*got list"):
+        F.hvp_costs_data([2, 5], good)
+    with pytest.raises(TypeError, match="buffers must be a non-empty dict.*got dict"):
+        F.hvp_costs_data(good, {})
+    with pytest.raises(ValueError, match=r"same routes.*\['r'\] and \['s'\]"):
+        F.hvp_costs_data(good, {"s": {1: 2, 2: 5}})
+    with pytest.raises(TypeError, match=r"buffers\['r'\] must be a dict.*got list"):
+        F.hvp_costs_data(good, {"r": [2, 5]})
+    with pytest.raises(ValueError, match=r"depths q of products\['r'\] must be integers"):
+        F.hvp_costs_data({"r": {1.0: 2, 2: 5}}, good)
+    with pytest.raises(ValueError, match=r"depths q of products\['r'\].*got \[0, 2\]"):
+        F.hvp_costs_data({"r": {0: 2, 2: 5}}, good)
+    with pytest.raises(ValueError, match=r"same depths: \[1, 2\] first, \[1, 3\] in buffers"):
+        F.hvp_costs_data(good, {"r": {1: 2, 3: 5}})
+    with pytest.raises(ValueError, match=r"products\['r'\]\[2\] must be a non-negative.*-5"):
+        F.hvp_costs_data({"r": {1: 2, 2: -5}}, good)
+    with pytest.raises(ValueError, match=r"buffers\['r'\]\[2\] must be a non-negative.*5.0"):
+        F.hvp_costs_data(good, {"r": {1: 2, 2: 5.0}})
+    with pytest.raises(ValueError, match=r"two depths at least, got \[1\]"):
+        F.hvp_costs_data({"r": {1: 2}}, {"r": {1: 2}})
+    four = {f"r{k}": {1: k, 2: k} for k in range(4)}
+    with pytest.raises(ValueError, match="at most 3 routes, got 4"):
+        F.plot_hvp_costs(four, four)
+    with pytest.raises(ValueError, match="no Chinese"):
+        F.plot_hvp_costs({"a route": {1: 2, 2: 5}}, {"a route": {1: 2, 2: 5}}, lang="zh_CN")
 
 
 # ---- chapter 07 (complex): the conjugate that the definition asks for -------------

@@ -29,6 +29,7 @@ phone's column (:func:`smallest_text_px`, checked by the tests).
 | replacing rules | :func:`rules_that_ran` | :func:`plot_rules_that_ran` |
 | Wirtinger | :func:`complex_gradient_data` | :func:`plot_complex_gradient` |
 | reverse-mode costs | :func:`live_activation_data` | :func:`plot_live_activations` |
+| HVP costs | :func:`hvp_costs_data` | :func:`plot_hvp_costs` |
 | second derivatives | :func:`hessian_blocks` | :func:`plot_hessian_structure` |
 | einsum, Cholesky | :func:`cholesky_mask` | :func:`plot_cholesky_pattern` |
 | Hessian costs | :func:`hessian_costs_data` | :func:`plot_hessian_costs` |
@@ -1391,6 +1392,148 @@ def plot_live_activations(
     return _redraw(
         fig, plot_live_activations, (forward, backward, forward_mode), {"figsize": figsize}
     )
+
+
+# ---- HVP costs: the same work, different memory ---------------------------------
+
+#: The Chinese of the words of :func:`plot_hvp_costs` (the page's route names too).
+HVP_COSTS_WORDS_ZH = {
+    "gradient": "梯度",
+    "HVP, reverse over reverse": "HVP，反向套反向",
+    "HVP, forward over reverse": "HVP，前向套反向",
+    "MatMul kernels run": "运行的 MatMul 内核数",
+    "new 64×64 buffers\nheld at the peak": "峰值时持有的\n新 64×64 缓冲区",
+    "layers q": "层数 q",
+    "+{} per layer": "每层 +{}",
+}
+#: The two panels of :func:`plot_hvp_costs`: the argument, and its title.
+_HVP_PANELS = (
+    ("products", "MatMul kernels run"),
+    ("buffers", "new 64×64 buffers\nheld at the peak"),
+)
+
+
+def hvp_costs_data(products, buffers) -> dict:
+    """The counts of :func:`plot_hvp_costs`, checked.
+
+    ``products`` and ``buffers`` each map a route (a label) to a dict from a
+    depth ``q`` (an integer ``q >= 1``) to a count (a non-negative integer):
+    the matrix products that the route runs on a chain of ``q`` layers, and
+    the buffers that it holds at its peak. Both name the same routes, each
+    counted at the same depths, at least two. Returns the ``depths``
+    (ascending), the ``routes`` (in the given order), per route its counts
+    ``products[route]`` and ``buffers[route]`` (integer arrays in the order
+    of ``depths``), and ``per_layer[kind][route]`` (``kind`` is
+    ``"products"`` or ``"buffers"``): what one layer adds between the two
+    largest depths, a :class:`fractions.Fraction`.
+    """
+    from fractions import Fraction
+
+    given = {"products": products, "buffers": buffers}
+    for name, counts in given.items():
+        if not isinstance(counts, dict) or not counts:
+            raise TypeError(
+                f"{name} must be a non-empty dict from a route to {{q: count}}, "
+                f"got {type(counts).__name__}"
+            )
+    if list(products) != list(buffers):
+        raise ValueError(
+            f"products and buffers must name the same routes in the same order, got "
+            f"{list(products)} and {list(buffers)}"
+        )
+    depths = None
+    for name, counts in given.items():
+        for route, by_depth in counts.items():
+            if not isinstance(by_depth, dict):
+                raise TypeError(
+                    f"{name}[{route!r}] must be a dict from q to a count, "
+                    f"got {type(by_depth).__name__}"
+                )
+            if not all(_is_int(q) and q >= 1 for q in by_depth):
+                raise ValueError(
+                    f"the depths q of {name}[{route!r}] must be integers of at least 1, "
+                    f"got {list(by_depth)}"
+                )
+            these = sorted(int(q) for q in by_depth)
+            if depths is None:
+                depths = these
+            elif these != depths:
+                raise ValueError(
+                    f"every route must be counted at the same depths: {depths} first, "
+                    f"{these} in {name}[{route!r}]"
+                )
+            for q, count in by_depth.items():
+                if not _is_int(count) or count < 0:
+                    raise ValueError(
+                        f"{name}[{route!r}][{q}] must be a non-negative integer, got {count!r}"
+                    )
+    if len(depths) < 2:
+        raise ValueError(f"the routes must be counted at two depths at least, got {depths}")
+    d = {"depths": np.array(depths), "routes": list(products), "per_layer": {}}
+    for name, counts in given.items():
+        d[name] = {
+            r: np.array([int(by_depth[q]) for q in depths]) for r, by_depth in counts.items()
+        }
+        d["per_layer"][name] = {
+            r: Fraction(int(c[-1] - c[-2]), depths[-1] - depths[-2]) for r, c in d[name].items()
+        }
+    return d
+
+
+def plot_hvp_costs(products, buffers, *, figsize=(4.8, 3.3), lang="en", words=None):
+    """Two panels against the depth ``q`` (the counts of
+    :func:`hvp_costs_data`): the matrix products each route runs (left) and
+    the buffers it holds at its peak (right), one line per route (at most
+    3), each labelled at its end with what one more layer adds. The route
+    labels need Chinese in ``words`` unless they are the page's
+    (``gradient``, ``HVP, reverse over reverse``, ``HVP, forward over
+    reverse``)."""
+    text = _text(lang, {**HVP_COSTS_WORDS_ZH, **(words or {})})
+    d = hvp_costs_data(products, buffers)
+    styles = (("0.45", ":"), ("#c0392b", "-"), ("#1f5fa8", "--"))
+    if len(d["routes"]) > len(styles):
+        raise ValueError(f"products can have at most {len(styles)} routes, got {len(d['routes'])}")
+    depths = d["depths"]
+    fig = _figure(figsize)
+    axes = fig.subplots(1, 2)
+    span = depths[-1] - depths[0]
+    for ax, (kind, title) in zip(axes, _HVP_PANELS, strict=True):
+        top = max(int(c.max()) for c in d[kind].values()) or 1
+        ends = []
+        for route, (colour, style) in zip(d["routes"], styles, strict=False):
+            counts = d[kind][route]
+            ax.plot(depths, counts, style, marker="o", color=colour, lw=2, ms=4, label=text(route))
+            ends.append((int(counts[-1]), route, colour))
+        # each line's increment per layer at its end, nudged apart so that
+        # two lines ending close together keep legible labels
+        last = -np.inf
+        for end, route, colour in sorted(ends):
+            y = max(end, last + 0.1 * top)
+            last = y
+            step = d["per_layer"][kind][route]
+            ax.text(
+                depths[-1] + 0.06 * span,
+                y,
+                text("+{} per layer", f"{float(step):g}"),
+                color=colour,
+                fontsize=9,
+                va="center",
+            )
+        ax.set_xlim(depths[0] - 0.05 * span, depths[-1] + 0.75 * span)
+        ax.set_ylim(0, top * 1.12)
+        # a depth's number only where it clears the last one shown
+        shown = [depths[0]]
+        for q in depths[1:]:
+            if q - shown[-1] >= 0.1 * span:
+                shown.append(q)
+        ax.set_xticks(depths, [str(q) if q in shown else "" for q in depths])
+        ax.set_title(text(title), fontsize=9.5)
+        ax.set_xlabel(text("layers q"), fontsize=9.5)
+        ax.tick_params(labelsize=9)
+        ax.spines[["top", "right"]].set_visible(False)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=1, fontsize=9, frameon=False)
+    return _redraw(fig, plot_hvp_costs, (products, buffers), {"figsize": figsize})
 
 
 # ---- second derivatives: the least-squares Hessian --------------------------------
