@@ -297,6 +297,17 @@ def test_plot_returned_gradients_draws_the_stored_rows_and_frames_the_cut():
     }
     assert [x for x, colour, _ in frames[1] if colour == "#c0392b"] == [2 * 4 - 0.5]
     assert [x for x, _, style in frames[0] if style == "--"] == [4 - 0.5, 2 * 4 - 0.5]
+    # Each kind sits on top of its top-row panel, under its heading: never
+    # between the rows, where it would read as the heading of a panel below.
+    fig.canvas.draw()
+    top_ax, dense_ax = fig.axes[:2]
+    texts = {t.get_text(): t.get_window_extent() for t in top_ax.texts}
+    kinds = ["→ tf.Tensor", "→ None", "→ None", "→ tf.IndexedSlices"]
+    assert [t.get_text() for t in top_ax.texts if t.get_text().startswith("→")] == kinds
+    top_edge = top_ax.get_window_extent().y1
+    assert all(texts[k].y0 >= top_edge for k in kinds)
+    assert all(texts[h].y0 >= texts["→ None"].y1 for h in _returned_cases())
+    assert top_ax.get_window_extent().y0 > dense_ax.get_window_extent().y1 + 5  # a gap
     plt.close(fig)
 
 

@@ -808,9 +808,10 @@ def plot_returned_gradients(cases, T, *, figsize=(4.8, 4.4), lang="en", words=No
     words, to ``(returned, f)`` as :func:`returned_gradient_data` takes them;
     at most 4): top, what ``tape.gradient`` returned (a dense array; for
     None, an empty dashed frame; for an ``IndexedSlices``, its rows at their
-    indices, the rows it does not store hatched); middle, that made dense;
-    bottom, the true gradient. One colour scale; a dense form that differs
-    from the true gradient is framed in red."""
+    indices, the rows it does not store hatched), with its kind written on
+    top of the panel; middle, that made dense; bottom, the true gradient.
+    One colour scale; a dense form that differs from the true gradient is
+    framed in red."""
     from matplotlib.patches import Patch, Rectangle
 
     text = _text(lang, {**RETURNED_WORDS_ZH, **(words or {})})
@@ -851,6 +852,7 @@ def plot_returned_gradients(cases, T, *, figsize=(4.8, 4.4), lang="en", words=No
         strips[1][:, panel] = d["dense"]
         strips[2][:, panel] = d["true"]
     fig = _figure(figsize)
+    fig.get_layout_engine().set(hspace=0.08)  # a clear gap between the rows
     axes = fig.subplots(3, 1)
     red = "#c0392b"
     for r, (ax, strip) in enumerate(zip(axes, strips, strict=True)):
@@ -908,10 +910,30 @@ def plot_returned_gradients(cases, T, *, figsize=(4.8, 4.4), lang="en", words=No
         )
         top.set_xlim(-0.5, unstored.shape[1] - 0.5)
         top.set_ylim(rows - 0.5, -0.5)
+    # What was returned sits right on top of its panel of the top row, the
+    # heading above it: never below the top row, where it would read as the
+    # heading of the panel under it.
     for c, (heading, d) in enumerate(data.items()):
         middle = c * step + (cols - 1) / 2
-        top.text(middle, -0.8, text(heading), ha="center", va="bottom", fontsize=9)
-        top.text(middle, rows - 0.2, d["kind"], ha="center", va="top", fontsize=9)
+        top.annotate(
+            "→ " + d["kind"],
+            (middle, -0.5),
+            xytext=(0, 2),
+            textcoords="offset points",
+            ha="center",
+            va="bottom",
+            fontsize=8.5,
+            color="0.3",
+        )
+        top.annotate(
+            text(heading),
+            (middle, -0.5),
+            xytext=(0, 15),
+            textcoords="offset points",
+            ha="center",
+            va="bottom",
+            fontsize=9,
+        )
     bar = fig.colorbar(image, ax=list(axes), location="bottom", shrink=0.6, aspect=30, pad=0.03)
     bar.ax.tick_params(labelsize=8.5)
     bar.set_label(text("one colour scale for every panel"), fontsize=9)
