@@ -2215,11 +2215,11 @@ def plot_per_example_upstream(jacobians, *, figsize=(4.8, 4.0), lang="en", words
 
 #: The Chinese of the words of :func:`plot_hessian_costs`.
 HESSIAN_COSTS_WORDS_ZH = {
-    "one-hot seeds, dense\n(tape.jacobian, jax.hessian)": (
-        "稠密的独热种子\n（tape.jacobian、jax.hessian）"
+    "one-hot seeds, dense (tape.jacobian's and\njax.hessian's count at this page's m)": (
+        "稠密的独热种子（本页的 m 下与\ntape.jacobian、jax.hessian 的次数相同）"
     ),
-    "their one nonzero column\n(Jacobian compression's count)": (
-        "只乘种子的非零列\n（与雅可比矩阵压缩的次数相同）"
+    "their one nonzero column (Jacobian\ncompression's count at this page's m)": (
+        "只乘种子的非零列（本页的 m 下\n与雅可比矩阵压缩的次数相同）"
     ),
     "and the δⱼₗ: one seed per k": "再利用 δⱼₗ：每个 k 一个种子",
     "and the unit column: XᵀX,\nthe closed form": "再利用单位列：XᵀX，\n即闭式表达式",
@@ -2230,9 +2230,10 @@ HESSIAN_COSTS_WORDS_ZH = {
 }
 #: The ways of building the Hessian that :func:`hessian_costs_data` counts,
 #: each exploiting one structure more than the one before it (the figure's words).
+#: Each is a NumPy rebuild; TensorFlow and JAX were counted at the page's m only.
 HESSIAN_COST_WAYS = (
-    "one-hot seeds, dense\n(tape.jacobian, jax.hessian)",
-    "their one nonzero column\n(Jacobian compression's count)",
+    "one-hot seeds, dense (tape.jacobian's and\njax.hessian's count at this page's m)",
+    "their one nonzero column (Jacobian\ncompression's count at this page's m)",
     "and the δⱼₗ: one seed per k",
     "and the unit column: XᵀX,\nthe closed form",
 )
