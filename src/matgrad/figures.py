@@ -803,6 +803,36 @@ def returned_gradient_data(returned, f, T, *, h=1e-6) -> dict:
     }
 
 
+def _hatch(ax, mask):
+    """Hatch the cells of an image drawn on ``ax`` where ``mask`` is true."""
+    rows, cols = mask.shape
+    ax.pcolor(
+        np.arange(cols + 1) - 0.5,
+        np.arange(rows + 1) - 0.5,
+        np.ma.masked_where(~mask, np.ones(mask.shape)),
+        hatch="////",
+        facecolor="none",
+        edgecolor="0.7",
+        linewidth=0,
+    )
+
+
+def _check_headed(name, value, what, *, most, unit):
+    """A figure's panels given as a non-empty dict from a heading (a string)
+    to ``what``, with at most ``most`` entries (no more fit a phone's width)."""
+    if not isinstance(value, dict) or not value:
+        raise TypeError(
+            f"{name} must be a non-empty dict from a heading to {what}, got {type(value).__name__}"
+        )
+    if len(value) > most:
+        raise ValueError(
+            f"{name} must hold at most {most} {unit}, got {len(value)}: no more fit a phone's width"
+        )
+    for heading in value:
+        if not isinstance(heading, str):
+            raise TypeError(f"each heading must be a string, got {heading!r}")
+
+
 def plot_returned_gradients(cases, T, *, figsize=(4.8, 4.4), lang="en", words=None):
     """One column per target of ``cases`` (a dict from a heading, the page's
     words, to ``(returned, f)`` as :func:`returned_gradient_data` takes them;
@@ -815,17 +845,9 @@ def plot_returned_gradients(cases, T, *, figsize=(4.8, 4.4), lang="en", words=No
     from matplotlib.patches import Patch, Rectangle
 
     text = _text(lang, {**RETURNED_WORDS_ZH, **(words or {})})
-    if not isinstance(cases, dict) or not cases:
-        raise TypeError(
-            f"cases must be a non-empty dict from a heading to (returned, f), "
-            f"got {type(cases).__name__}"
-        )
-    if len(cases) > 4:
-        raise ValueError(f"at most 4 cases fit a phone's width, got {len(cases)}")
+    _check_headed("cases", cases, "(returned, f)", most=4, unit="cases")
     data = {}
     for heading, case in cases.items():
-        if not isinstance(heading, str):
-            raise TypeError(f"each heading must be a string, got {heading!r}")
         if not isinstance(case, tuple) or len(case) != 2:
             raise TypeError(f"each case must be a pair (returned, f), got {case!r}")
         data[heading] = returned_gradient_data(*case, T)
@@ -899,15 +921,7 @@ def plot_returned_gradients(cases, T, *, figsize=(4.8, 4.4), lang="en", words=No
         ax.set_ylabel(text(("returned", "made dense", "true gradient")[r]), fontsize=9.5)
     top = axes[0]
     if unstored.any():
-        top.pcolor(
-            np.arange(unstored.shape[1] + 1) - 0.5,
-            np.arange(rows + 1) - 0.5,
-            np.ma.masked_where(~unstored, np.ones(unstored.shape)),
-            hatch="////",
-            facecolor="none",
-            edgecolor="0.7",
-            linewidth=0,
-        )
+        _hatch(top, unstored)
         top.set_xlim(-0.5, unstored.shape[1] - 0.5)
         top.set_ylim(rows - 0.5, -0.5)
     # What was returned sits right on top of its panel of the top row, the
@@ -1865,6 +1879,24 @@ def jacobian_costs_data(counts) -> dict:
     return d
 
 
+def _count_axes(ax, ticks, xlabel, ylabel, *, base, labelsize):
+    """Log axes for counts: a tick at each size drawn, a power of ``base`` per
+    major tick written in Unicode (mathtext is slower to draw), a light grid."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
+
+    ax.set_xticks(ticks, [str(t) for t in ticks])
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_major_locator(LogLocator(base=base))
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_major_formatter(
+        FuncFormatter(lambda y, _: "10" + str(round(np.log10(y))).translate(_SUPERSCRIPT))
+    )
+    ax.set_xlabel(xlabel, fontsize=10)
+    ax.set_ylabel(ylabel, fontsize=10)
+    ax.tick_params(labelsize=labelsize)
+    ax.grid(which="major", color="0.9", lw=0.8)
+
+
 def plot_jacobian_costs(counts, *, figsize=(4.6, 3.4), lang="en", words=None):
     """The multiplications of each route against ``n``, on log axes (the
     counts of :func:`jacobian_costs_data`): a count ``n**p`` is a straight
@@ -1872,7 +1904,6 @@ def plot_jacobian_costs(counts, *, figsize=(4.6, 3.4), lang="en", words=None):
     routes from the costliest down. The route labels need Chinese in
     ``words`` unless they are the page's (``one VJP``, ``batch_jacobian``,
     ``tape.jacobian with pfor``)."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
     text = _text(lang, words)
     d = jacobian_costs_data(counts)
@@ -1890,19 +1921,15 @@ def plot_jacobian_costs(counts, *, figsize=(4.6, 3.4), lang="en", words=None):
             else text("{}: {}", text(route), f"n{p}".translate(_SUPERSCRIPT))
         )
         ax.loglog(d["sizes"], d["counts"][route], "o-", color=colour, lw=2, ms=5, label=label)
-    ax.set_xticks(d["sizes"], [str(n) for n in d["sizes"]])
-    ax.xaxis.set_minor_locator(NullLocator())
-    # every other power of ten, in Unicode (mathtext is slower to draw), large
-    # enough that its exponent reads on a phone
-    ax.yaxis.set_major_locator(LogLocator(base=100))
-    ax.yaxis.set_minor_locator(NullLocator())
-    ax.yaxis.set_major_formatter(
-        FuncFormatter(lambda y, _: "10" + str(round(np.log10(y))).translate(_SUPERSCRIPT))
+    # every other power of ten, large enough that its exponent reads on a phone
+    _count_axes(
+        ax,
+        d["sizes"],
+        text("n (T and B are n × n)"),
+        text("multiplications"),
+        base=100,
+        labelsize=10.5,
     )
-    ax.set_xlabel(text("n (T and B are n × n)"), fontsize=10)
-    ax.set_ylabel(text("multiplications"), fontsize=10)
-    ax.tick_params(labelsize=10.5)
-    ax.grid(which="major", color="0.9", lw=0.8)
     ax.legend(fontsize=11, loc="upper left", frameon=False, handlelength=1.5)
     return _redraw(fig, plot_jacobian_costs, (counts,), {"figsize": figsize})
 
@@ -2121,17 +2148,9 @@ def plot_per_example_upstream(jacobians, *, figsize=(4.8, 4.0), lang="en", words
     from matplotlib.patches import Patch, Rectangle
 
     text = _text(lang, {**PER_EXAMPLE_WORDS_ZH, **(words or {})})
-    if not isinstance(jacobians, dict) or not jacobians:
-        raise TypeError(
-            f"jacobians must be a non-empty dict from a heading to ∂ℓ/∂Y, "
-            f"got {type(jacobians).__name__}"
-        )
-    if len(jacobians) > 3:
-        raise ValueError(f"jacobians must hold at most 3 losses, got {len(jacobians)}")
+    _check_headed("jacobians", jacobians, "∂ℓ/∂Y", most=3, unit="losses")
     data = {}
     for heading, jacobian in jacobians.items():
-        if not isinstance(heading, str):
-            raise TypeError(f"each heading must be a string, got {heading!r}")
         data[heading] = per_example_upstream_data(jacobian)
     shapes = {d["each"].shape for d in data.values()}
     if len(shapes) != 1:
@@ -2163,15 +2182,7 @@ def plot_per_example_upstream(jacobians, *, figsize=(4.8, 4.0), lang="en", words
             interpolation="nearest",
         )
         if zeros.any():
-            ax.pcolor(
-                np.arange(strip.shape[1] + 1) - 0.5,
-                np.arange(n + 1) - 0.5,
-                np.ma.masked_where(~zeros, np.ones(strip.shape)),
-                hatch="////",
-                facecolor="none",
-                edgecolor="0.7",
-                linewidth=0,
-            )
+            _hatch(ax, zeros)
         for k in range(n + 1):
             x0 = k * step - 0.5
             ax.add_patch(
@@ -2335,7 +2346,6 @@ def plot_hessian_costs(X, ms, *, mark=None, figsize=(4.8, 4.2), lang="en", words
     count rises as ``m²``, their one nonzero column's as ``m``, and the
     closed form's does not grow. ``mark``: an ``m`` of ``ms`` marked with a
     dotted line (the page's), or None."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
     text = _text(lang, {**HESSIAN_COSTS_WORDS_ZH, **(words or {})})
     d = hessian_costs_data(X, ms)
@@ -2361,17 +2371,14 @@ def plot_hessian_costs(X, ms, *, mark=None, figsize=(4.8, 4.2), lang="en", words
             fontsize=9,
             color="0.3",
         )
-    ax.set_xticks(d["ms"], [str(m) for m in d["ms"]])
-    ax.xaxis.set_minor_locator(NullLocator())
-    ax.yaxis.set_major_locator(LogLocator(base=10))
-    ax.yaxis.set_minor_locator(NullLocator())
-    ax.yaxis.set_major_formatter(
-        FuncFormatter(lambda y, _: "10" + str(round(np.log10(y))).translate(_SUPERSCRIPT))
+    _count_axes(
+        ax,
+        d["ms"],
+        text("m (W is n × m; X stays p × n)"),
+        text("multiplications"),
+        base=10,
+        labelsize=10,
     )
-    ax.set_xlabel(text("m (W is n × m; X stays p × n)"), fontsize=10)
-    ax.set_ylabel(text("multiplications"), fontsize=10)
-    ax.tick_params(labelsize=10)
-    ax.grid(which="major", color="0.9", lw=0.8)
     fig.legend(
         loc="outside upper center",
         ncols=1,
